@@ -1,0 +1,1 @@
+//! JSON-RPC 2.0 for MCP: messages, classification, framing, transports.

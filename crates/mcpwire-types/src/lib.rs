@@ -1,0 +1,1 @@
+//! The MCP vocabulary of every revision.

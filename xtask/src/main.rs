@@ -1,0 +1,2 @@
+//! Project automation entry point: `cargo xtask <command>`.
+fn main() {}
