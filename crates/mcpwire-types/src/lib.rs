@@ -1,1 +1,58 @@
-//! The MCP vocabulary of every revision.
+//! The Model Context Protocol vocabulary, for every revision at once.
+//!
+//! One Rust model serves all five revisions (2024-11-05, 2025-03-26,
+//! 2025-06-18, 2025-11-25, 2026-07-28):
+//!
+//! - reading is lenient: fields a revision added are optional, and unknown
+//!   fields and `_meta` survive a round trip (see [`Extra`]);
+//! - writing is exact: [`ForRevision::fit_to`] fits a value to the peer's
+//!   revision before it is sent, so a message built once can go to any peer;
+//! - requests and notifications are routed by their `method` string through
+//!   the generated method table in [`methods`], never by trying shapes in turn.
+//!
+//! This crate performs no I/O and depends on no async runtime.
+
+mod capabilities;
+mod common;
+mod completion;
+mod content;
+mod elicitation;
+mod errors;
+mod lifecycle;
+mod logging;
+mod meta;
+pub mod methods;
+mod mrtr;
+mod prompts;
+mod resources;
+mod result;
+mod revision;
+mod roots;
+mod sampling;
+mod subscriptions;
+mod tasks;
+mod tools;
+mod utilities;
+mod version;
+
+pub use capabilities::*;
+pub use common::*;
+pub use completion::*;
+pub use content::*;
+pub use elicitation::*;
+pub use errors::*;
+pub use lifecycle::*;
+pub use logging::*;
+pub use meta::{Extra, Meta, keys as meta_keys};
+pub use mrtr::*;
+pub use prompts::*;
+pub use resources::*;
+pub use result::*;
+pub use revision::{ForRevision, fitted};
+pub use roots::*;
+pub use sampling::*;
+pub use subscriptions::*;
+pub use tasks::*;
+pub use tools::*;
+pub use utilities::*;
+pub use version::{ProtocolVersion, UnknownVersion};
