@@ -1,1 +1,82 @@
 //! JSON-RPC 2.0 for MCP: messages, classification, framing, transports.
+//!
+//! This crate is the bottom layer of mcpwire and the whole of what someone
+//! who "embeds only the codec" needs:
+//!
+//! * the message model: [`Request`], [`Notification`], [`Response`],
+//!   [`ErrorResponse`], the [`Message`] enum over them and [`Packet`] (a
+//!   message or a batch), with [`RequestId`], [`ErrorCode`] and
+//!   [`ErrorObject`];
+//! * classification of received bytes ([`Inbound::from_slice`],
+//!   [`Packet::from_slice`], [`Message::from_slice`]): one pass over the
+//!   text, with `params`, `result` and `error.data` kept as raw JSON
+//!   ([`RawValue`]) so that no JSON tree of a payload is ever built, and a
+//!   precise [`ClassifyError`] (code -32700 or -32600, a sentence, and the
+//!   id when it could be read) for anything that is not a valid message;
+//! * compact encoding (`to_vec`, `Serialize`) that always writes
+//!   `"jsonrpc":"2.0"` first and never emits a line break;
+//! * [`LineCodec`], the newline-delimited framing of the stdio transport,
+//!   over `bytes::BytesMut` with a bounded line length;
+//! * the message-level [`Transport`] trait and an in-memory pair
+//!   ([`memory::pair`]).
+//!
+//! What it is not: it knows nothing of MCP (no method names, no protocol
+//! versions, no sessions) and it has no async runtime. The `Transport`
+//! trait uses only `core::future`; nothing here spawns tasks, reads the
+//! clock or performs I/O.
+//!
+//! # Example
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use mcpwire_jsonrpc::{ErrorCode, Inbound, LineCodec, Message, Packet, Request};
+//!
+//! let mut codec = LineCodec::new();
+//! let mut wire = BytesMut::new();
+//!
+//! // Encode a request as one line.
+//! let request = Request::new(1, "tools/call", &serde_json::json!({"name": "echo"}))?;
+//! codec.encode(&Packet::from(request.clone()), &mut wire);
+//! // A peer also sent a line that is JSON but not JSON-RPC.
+//! wire.extend_from_slice(b"{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"x\"}\n");
+//!
+//! // The first line decodes to the request, params untouched.
+//! let Some(Ok(Inbound::Single(Message::Request(decoded)))) = codec.decode(&mut wire) else {
+//!     panic!("expected a request");
+//! };
+//! assert_eq!(decoded, request);
+//! assert_eq!(decoded.params.as_ref().map(|raw| raw.get()), Some(r#"{"name":"echo"}"#));
+//!
+//! // The second is an invalid request whose id could still be read.
+//! let Some(Ok(Inbound::Invalid(error))) = codec.decode(&mut wire) else {
+//!     panic!("expected an invalid request");
+//! };
+//! assert_eq!(error.code(), ErrorCode::INVALID_REQUEST);
+//! let answer = Message::from(error.to_error_response());
+//! assert_eq!(
+//!     String::from_utf8(answer.to_vec())?,
+//!     r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"\"jsonrpc\" must be \"2.0\", found \"1.0\""}}"#
+//! );
+//! assert!(codec.decode(&mut wire).is_none());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod classify;
+mod codec;
+mod decode;
+mod encode;
+mod error;
+mod id;
+pub mod memory;
+mod message;
+mod scan;
+mod transport;
+
+pub use classify::{ClassifyError, Inbound};
+pub use codec::{LineCodec, LineError};
+pub use error::{ErrorCode, ErrorObject};
+pub use id::RequestId;
+pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
+/// Raw JSON text, as kept for `params`, `result` and `error.data`.
+pub use serde_json::value::RawValue;
+pub use transport::Transport;

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::revision::keep_if;
-use crate::{ForRevision, Extra, ProtocolVersion};
+use crate::{Extra, ForRevision, ProtocolVersion};
 
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -89,7 +89,13 @@ pub struct Icon {
 impl Icon {
     /// An icon at `src` with nothing else said.
     pub fn new(src: impl Into<String>) -> Self {
-        Self { src: src.into(), mime_type: None, sizes: None, theme: None, extra: Extra::new() }
+        Self {
+            src: src.into(),
+            mime_type: None,
+            sizes: None,
+            theme: None,
+            extra: Extra::new(),
+        }
     }
 }
 

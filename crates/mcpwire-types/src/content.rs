@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::revision::keep_if;
-use crate::{Annotations, ForRevision, Extra, Icon, Meta, ProtocolVersion};
+use crate::{Annotations, Extra, ForRevision, Icon, Meta, ProtocolVersion};
 
 /// Text content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,7 +26,12 @@ pub struct TextContent {
 impl TextContent {
     /// Text content holding `text`.
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), annotations: None, meta: None, extra: Extra::new() }
+        Self {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+            extra: Extra::new(),
+        }
     }
 }
 
@@ -162,9 +167,13 @@ impl<'de> Deserialize<'de> for ResourceContents {
         map.entry("uri").or_insert(Value::Null);
         let value = Value::Object(map);
         if is_blob {
-            BlobResourceContents::deserialize(value).map(Self::Blob).map_err(D::Error::custom)
+            BlobResourceContents::deserialize(value)
+                .map(Self::Blob)
+                .map_err(D::Error::custom)
         } else {
-            TextResourceContents::deserialize(value).map(Self::Text).map_err(D::Error::custom)
+            TextResourceContents::deserialize(value)
+                .map(Self::Text)
+                .map_err(D::Error::custom)
         }
     }
 }
@@ -286,12 +295,18 @@ impl ForRevision for ContentBlock {
             Self::Audio(audio) if !version.has_audio() => {
                 let note = format!("[audio content ({}) omitted]", audio.mime_type);
                 let annotations = audio.annotations.take();
-                *self = Self::Text(TextContent { annotations, ..TextContent::new(note) });
+                *self = Self::Text(TextContent {
+                    annotations,
+                    ..TextContent::new(note)
+                });
             }
             Self::ResourceLink(link) if !version.has_resource_links() => {
                 let note = format!("[resource: {} <{}>]", link.name, link.uri);
                 let annotations = link.annotations.take();
-                *self = Self::Text(TextContent { annotations, ..TextContent::new(note) });
+                *self = Self::Text(TextContent {
+                    annotations,
+                    ..TextContent::new(note)
+                });
             }
             _ => {}
         }

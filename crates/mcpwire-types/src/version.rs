@@ -276,7 +276,10 @@ mod tests {
 
     #[test]
     fn prerelease_name_2024_10_07_reads_as_2024_11_05() {
-        assert_eq!(ProtocolVersion::parse("2024-10-07"), Ok(ProtocolVersion::V2024_11_05));
+        assert_eq!(
+            ProtocolVersion::parse("2024-10-07"),
+            Ok(ProtocolVersion::V2024_11_05)
+        );
     }
 
     #[test]
@@ -289,7 +292,10 @@ mod tests {
 
     #[test]
     fn batches_exist_in_2025_03_26_only() {
-        let with: Vec<_> = ProtocolVersion::ALL.into_iter().filter(|v| v.allows_batches()).collect();
+        let with: Vec<_> = ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| v.allows_batches())
+            .collect();
         assert_eq!(with, [ProtocolVersion::V2025_03_26]);
     }
 
