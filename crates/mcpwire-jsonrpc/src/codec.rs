@@ -57,7 +57,7 @@ impl From<LineError> for Inbound {
 ///
 /// This is the framing of the stdio transport: one JSON text per line, lines
 /// ended by `\n` with an optional `\r` before it. Lines that hold only
-/// whitespace are skipped. The codec does no I/O: the caller appends what it
+/// whitespace are skipped (unless longer than the limit, like any line). The codec does no I/O: the caller appends what it
 /// reads to a [`BytesMut`] and calls [`decode`](Self::decode) until it
 /// returns `None`, then reads more.
 ///
@@ -167,11 +167,14 @@ impl LineCodec {
     /// Classifies one line without its `\n`; `None` for a blank line.
     fn decode_line(&self, line: &[u8]) -> Option<Result<Inbound, LineError>> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(|&byte| matches!(byte, b' ' | b'\t' | b'\r')) {
-            return None;
-        }
+        // The length is checked first: a line that arrives in pieces is
+        // refused as soon as it crosses the limit, before its content is
+        // known, so a long blank line must be refused when whole too.
         if line.len() > self.max_line_length {
             return Some(Err(self.too_long()));
+        }
+        if line.iter().all(|&byte| matches!(byte, b' ' | b'\t' | b'\r')) {
+            return None;
         }
         Some(match core::str::from_utf8(line) {
             Ok(text) => Ok(decode::classify_str(text)),

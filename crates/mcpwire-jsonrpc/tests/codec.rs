@@ -183,6 +183,19 @@ fn line_of_exactly_the_limit_is_accepted_with_either_line_ending() {
 }
 
 #[test]
+fn long_blank_line_is_refused_whether_it_arrives_whole_or_in_pieces() {
+    let input = format!("{}\n{{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}}\n", " ".repeat(100));
+    let expected = vec![
+        Seen::Line(LineError::TooLong { limit: 40 }),
+        single(Notification::without_params("ok")),
+    ];
+    let whole = decode_chunks(&mut LineCodec::with_max_line_length(40), [input.as_bytes()]);
+    assert_eq!(whole, expected);
+    let pieces = decode_chunks(&mut LineCodec::with_max_line_length(40), input.as_bytes().chunks(3));
+    assert_eq!(pieces, expected);
+}
+
+#[test]
 fn bad_utf8_line_is_an_error_for_that_line_only() {
     let input = b"\xff\xfe\n{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}\n";
     let seen = decode_chunks(&mut LineCodec::new(), [&input[..]]);

@@ -258,3 +258,78 @@ fn input_required_since(spec: &MethodSpec, schemas: &[Schema]) -> Option<usize> 
             .any(|target| target == "InputRequiredResult")
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace_root;
+
+    fn table() -> Vec<MethodSpec> {
+        let dir = workspace_root().join("crates/mcpwire-types/schema");
+        methods(&Schema::load_all(&dir).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn params_and_result_types_follow_the_naming_rules() {
+        let table = table();
+        let find = |name: &str| table.iter().find(|spec| spec.name == name).unwrap();
+        let types = |name: &str| {
+            (
+                find(name).params_type.clone(),
+                find(name).result_type.clone(),
+            )
+        };
+        let named =
+            |params: &str, result: Option<&str>| (params.to_owned(), result.map(str::to_owned));
+        // Named by a `$ref` in a later revision, though 2024-11-05 inlines them.
+        assert_eq!(
+            types("tools/call"),
+            named("CallToolRequestParams", Some("CallToolResult"))
+        );
+        assert_eq!(
+            types("tools/list"),
+            named("PaginatedRequestParams", Some("ListToolsResult"))
+        );
+        // Inline params with fields of their own in every revision that has them.
+        assert_eq!(
+            types("tasks/get"),
+            named("GetTaskRequestParams", Some("GetTaskResult"))
+        );
+        assert_eq!(
+            types("notifications/elicitation/complete"),
+            named("ElicitationCompleteNotificationParams", None)
+        );
+        // No result definition of their own.
+        assert_eq!(types("ping"), named("RequestParams", Some("EmptyResult")));
+        assert_eq!(
+            types("resources/subscribe").1.as_deref(),
+            Some("EmptyResult")
+        );
+        assert_eq!(
+            types("notifications/initialized"),
+            named("NotificationParams", None)
+        );
+    }
+
+    #[test]
+    fn directions_and_ranges_come_from_the_sender_unions() {
+        let table = table();
+        let find = |name: &str| table.iter().find(|spec| spec.name == name).unwrap();
+        // 2026-07-28 inlines its only client notification under the union's name.
+        let cancelled = find("notifications/cancelled");
+        assert_eq!(cancelled.definition, "CancelledNotification");
+        assert!(cancelled.client_sends && cancelled.server_sends);
+        assert_eq!((cancelled.first(), cancelled.last()), (0, 4));
+        let sampling = find("sampling/createMessage");
+        assert!(!sampling.client_sends && sampling.server_sends);
+        assert_eq!(
+            (sampling.last(), sampling.input_request_since),
+            (3, Some(4))
+        );
+        assert_eq!(find("tools/call").input_required_since, Some(4));
+        assert_eq!(find("tools/list").input_required_since, None);
+        assert_eq!(find("server/discover").revisions, [4]);
+        assert_eq!(find("ping").kind, Kind::Request);
+        assert_eq!(find("notifications/progress").kind, Kind::Notification);
+    }
+}

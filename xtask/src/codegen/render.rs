@@ -79,14 +79,14 @@ fn direction_words(spec: &MethodSpec) -> &'static str {
     }
 }
 
-/// One sentence describing a method, for doc comments.
+/// A doc comment body describing a method (continuation lines start with `///`).
 fn describe(spec: &MethodSpec) -> String {
     let kind = match spec.kind {
         Kind::Request => "request",
         Kind::Notification => "notification",
     };
     let mut text = format!(
-        "The `{}` {kind}, {} ({}).",
+        "The `{}` {kind}, {}:\n/// {}.",
         spec.name,
         direction_words(spec),
         revision_range(spec)
@@ -94,7 +94,7 @@ fn describe(spec: &MethodSpec) -> String {
     if let Some(since) = spec.input_request_since {
         let _ = write!(
             text,
-            " From {} the server asks for it inside an `InputRequiredResult` instead.",
+            "\n/// From {} the server asks for it inside an `InputRequiredResult` instead.",
             REVISIONS[since]
         );
     }
@@ -254,13 +254,14 @@ fn routing_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec]
     let _ = writeln!(
         out,
         "/// {doc}.\n///\n/// Built from a method name and raw params by [`{name}::decode`], which\n\
-         /// matches on the name and never tries variants in turn.\n\
+         /// matches on the name and never tries variants in turn. Variants are\n\
+         /// boxed so that the enum stays two words whatever the params hold.\n\
          #[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {name} {{"
     );
     for spec in methods {
         let _ = writeln!(
             out,
-            "/// {}\n{}(crate::{}),",
+            "/// {}\n{}(Box<crate::{}>),",
             describe(spec),
             spec.variant,
             spec.params_type
@@ -284,7 +285,7 @@ fn routing_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec]
     for spec in methods {
         let _ = writeln!(
             out,
-            "{:?} => decode_params({:?}, params).map(Self::{}),",
+            "{:?} => decode_params({:?}, params).map(|params| Self::{}(Box::new(params))),",
             spec.name, spec.name, spec.variant
         );
     }
@@ -363,13 +364,14 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
     let _ = writeln!(
         out,
         "/// {doc}.\n///\n/// Built by [`{name}::decode`] from the method of the request it answers.\n\
+         /// Variants are boxed so that the enum stays two words whatever the result holds.\n\
          #[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {name} {{"
     );
     for spec in methods {
         let result = spec.result_type.as_deref().unwrap_or("EmptyResult");
         let _ = writeln!(
             out,
-            "/// The result of `{}`.\n{}(crate::{result}),",
+            "/// The result of `{}`.\n{}(Box<crate::{result}>),",
             spec.name, spec.variant
         );
     }
@@ -377,7 +379,7 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
         out.push_str(
             "/// A multi round-trip result (2026-07-28 on): the server needs input from\n\
              /// the client (`resultType: \"input_required\"`) before it can answer.\n\
-             InputRequired(crate::InputRequiredResult),\n",
+             InputRequired(Box<crate::InputRequiredResult>),\n",
         );
     }
     out.push_str("}\n\n");
@@ -399,13 +401,14 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
         if spec.input_required_since.is_some() {
             let _ = writeln!(
                 out,
-                "{:?} if is_input_required(result) => decode_result({:?}, result).map(Self::InputRequired),",
+                "{:?} if is_input_required(result) => \
+                 decode_result({:?}, result).map(|result| Self::InputRequired(Box::new(result))),",
                 spec.name, spec.name
             );
         }
         let _ = writeln!(
             out,
-            "{:?} => decode_result({:?}, result).map(Self::{}),",
+            "{:?} => decode_result({:?}, result).map(|result| Self::{}(Box::new(result))),",
             spec.name, spec.name, spec.variant
         );
     }

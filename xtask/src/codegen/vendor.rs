@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::doc_blocks::{json_blocks, without_comments};
-use super::doc_rules::{Classification, classify, report, unused_hand_rules};
+use super::doc_rules::{Classification, classify, known_invalid, report, unused_hand_rules};
 use super::model;
 use super::spec::{REVISIONS, Schema};
 
@@ -69,7 +69,8 @@ pub(crate) fn run(spec_dir: &Path, types_crate: &Path) -> Result<(), String> {
     let manifest = json!({
         "about": "JSON examples of the prose pages, extracted by `cargo xtask codegen vendor-spec`; \
                   do not edit by hand. Each entry names the schema definition the value at \
-                  `pointer` is an instance of (in the page's revision), or why it is skipped.",
+                  `pointer` is an instance of (in the page's revision), or why it is skipped; \
+                  `invalid_as_printed` says why an instance fails its schema as the page prints it.",
         "examples": entries,
     });
     let text = serde_json::to_string_pretty(&manifest)
@@ -143,7 +144,12 @@ fn extract_docs(
                 let file = format!("{dir}/{stem}-{}.json", block.index);
                 entry.insert("file".into(), json!(file));
                 match classify(&page, block.index, &value, &earlier, schema, methods) {
-                    Ok(Classification::Instance(target)) => entry.extend(target.to_json()),
+                    Ok(Classification::Instance(target)) => {
+                        entry.extend(target.to_json());
+                        if let Some(reason) = known_invalid(&page, block.index) {
+                            entry.insert("invalid_as_printed".into(), json!(reason));
+                        }
+                    }
                     Ok(Classification::Skip(reason)) => {
                         entry.insert("skip".into(), json!(reason));
                     }

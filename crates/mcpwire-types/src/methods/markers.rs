@@ -4,7 +4,8 @@
 
 use super::{Notification, Request};
 
-/// The `completion/complete` request, from the client to the server (2024-11-05 on).
+/// The `completion/complete` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Complete;
 
@@ -14,7 +15,9 @@ impl Request for Complete {
     type Result = crate::CompleteResult;
 }
 
-/// The `elicitation/create` request, from the server to the client (2025-06-18 to 2025-11-25). From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
+/// The `elicitation/create` request, from the server to the client:
+/// 2025-06-18 to 2025-11-25.
+/// From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Elicit;
 
@@ -24,7 +27,8 @@ impl Request for Elicit {
     type Result = crate::ElicitResult;
 }
 
-/// The `initialize` request, from the client to the server (2024-11-05 to 2025-11-25).
+/// The `initialize` request, from the client to the server:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Initialize;
 
@@ -34,7 +38,8 @@ impl Request for Initialize {
     type Result = crate::InitializeResult;
 }
 
-/// The `logging/setLevel` request, from the client to the server (2024-11-05 to 2025-11-25).
+/// The `logging/setLevel` request, from the client to the server:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SetLevel;
 
@@ -44,7 +49,8 @@ impl Request for SetLevel {
     type Result = crate::EmptyResult;
 }
 
-/// The `notifications/cancelled` notification, sent by either side (2024-11-05 on).
+/// The `notifications/cancelled` notification, sent by either side:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Cancelled;
 
@@ -53,7 +59,8 @@ impl Notification for Cancelled {
     type Params = crate::CancelledNotificationParams;
 }
 
-/// The `notifications/elicitation/complete` notification, from the server to the client (2025-11-25 only).
+/// The `notifications/elicitation/complete` notification, from the server to the client:
+/// 2025-11-25 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ElicitationComplete;
 
@@ -62,7 +69,8 @@ impl Notification for ElicitationComplete {
     type Params = crate::ElicitationCompleteNotificationParams;
 }
 
-/// The `notifications/initialized` notification, from the client to the server (2024-11-05 to 2025-11-25).
+/// The `notifications/initialized` notification, from the client to the server:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Initialized;
 
@@ -71,7 +79,8 @@ impl Notification for Initialized {
     type Params = crate::NotificationParams;
 }
 
-/// The `notifications/message` notification, from the server to the client (2024-11-05 on).
+/// The `notifications/message` notification, from the server to the client:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct LoggingMessage;
 
@@ -80,7 +89,8 @@ impl Notification for LoggingMessage {
     type Params = crate::LoggingMessageNotificationParams;
 }
 
-/// The `notifications/progress` notification, sent by either side (2024-11-05 on).
+/// The `notifications/progress` notification, sent by either side:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Progress;
 
@@ -89,7 +99,8 @@ impl Notification for Progress {
     type Params = crate::ProgressNotificationParams;
 }
 
-/// The `notifications/prompts/list_changed` notification, from the server to the client (2024-11-05 on).
+/// The `notifications/prompts/list_changed` notification, from the server to the client:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct PromptListChanged;
 
@@ -98,7 +109,8 @@ impl Notification for PromptListChanged {
     type Params = crate::NotificationParams;
 }
 
-/// The `notifications/resources/list_changed` notification, from the server to the client (2024-11-05 on).
+/// The `notifications/resources/list_changed` notification, from the server to the client:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ResourceListChanged;
 
@@ -107,7 +119,8 @@ impl Notification for ResourceListChanged {
     type Params = crate::NotificationParams;
 }
 
-/// The `notifications/resources/updated` notification, from the server to the client (2024-11-05 on).
+/// The `notifications/resources/updated` notification, from the server to the client:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ResourceUpdated;
 
@@ -116,7 +129,8 @@ impl Notification for ResourceUpdated {
     type Params = crate::ResourceUpdatedNotificationParams;
 }
 
-/// The `notifications/roots/list_changed` notification, from the client to the server (2024-11-05 to 2025-11-25).
+/// The `notifications/roots/list_changed` notification, from the client to the server:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RootsListChanged;
 
@@ -125,7 +139,8 @@ impl Notification for RootsListChanged {
     type Params = crate::NotificationParams;
 }
 
-/// The `notifications/subscriptions/acknowledged` notification, from the server to the client (2026-07-28 only).
+/// The `notifications/subscriptions/acknowledged` notification, from the server to the client:
+/// 2026-07-28 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SubscriptionsAcknowledged;
 
@@ -134,7 +149,8 @@ impl Notification for SubscriptionsAcknowledged {
     type Params = crate::SubscriptionsAcknowledgedNotificationParams;
 }
 
-/// The `notifications/tasks/status` notification, sent by either side (2025-11-25 only).
+/// The `notifications/tasks/status` notification, sent by either side:
+/// 2025-11-25 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TaskStatus;
 
@@ -143,7 +159,8 @@ impl Notification for TaskStatus {
     type Params = crate::TaskStatusNotificationParams;
 }
 
-/// The `notifications/tools/list_changed` notification, from the server to the client (2024-11-05 on).
+/// The `notifications/tools/list_changed` notification, from the server to the client:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ToolListChanged;
 
@@ -152,7 +169,8 @@ impl Notification for ToolListChanged {
     type Params = crate::NotificationParams;
 }
 
-/// The `ping` request, sent by either side (2024-11-05 to 2025-11-25).
+/// The `ping` request, sent by either side:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Ping;
 
@@ -162,7 +180,8 @@ impl Request for Ping {
     type Result = crate::EmptyResult;
 }
 
-/// The `prompts/get` request, from the client to the server (2024-11-05 on).
+/// The `prompts/get` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct GetPrompt;
 
@@ -172,7 +191,8 @@ impl Request for GetPrompt {
     type Result = crate::GetPromptResult;
 }
 
-/// The `prompts/list` request, from the client to the server (2024-11-05 on).
+/// The `prompts/list` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ListPrompts;
 
@@ -182,7 +202,8 @@ impl Request for ListPrompts {
     type Result = crate::ListPromptsResult;
 }
 
-/// The `resources/list` request, from the client to the server (2024-11-05 on).
+/// The `resources/list` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ListResources;
 
@@ -192,7 +213,8 @@ impl Request for ListResources {
     type Result = crate::ListResourcesResult;
 }
 
-/// The `resources/read` request, from the client to the server (2024-11-05 on).
+/// The `resources/read` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ReadResource;
 
@@ -202,7 +224,8 @@ impl Request for ReadResource {
     type Result = crate::ReadResourceResult;
 }
 
-/// The `resources/subscribe` request, from the client to the server (2024-11-05 to 2025-11-25).
+/// The `resources/subscribe` request, from the client to the server:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Subscribe;
 
@@ -212,7 +235,8 @@ impl Request for Subscribe {
     type Result = crate::EmptyResult;
 }
 
-/// The `resources/templates/list` request, from the client to the server (2024-11-05 on).
+/// The `resources/templates/list` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ListResourceTemplates;
 
@@ -222,7 +246,8 @@ impl Request for ListResourceTemplates {
     type Result = crate::ListResourceTemplatesResult;
 }
 
-/// The `resources/unsubscribe` request, from the client to the server (2024-11-05 to 2025-11-25).
+/// The `resources/unsubscribe` request, from the client to the server:
+/// 2024-11-05 to 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Unsubscribe;
 
@@ -232,7 +257,9 @@ impl Request for Unsubscribe {
     type Result = crate::EmptyResult;
 }
 
-/// The `roots/list` request, from the server to the client (2024-11-05 to 2025-11-25). From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
+/// The `roots/list` request, from the server to the client:
+/// 2024-11-05 to 2025-11-25.
+/// From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ListRoots;
 
@@ -242,7 +269,9 @@ impl Request for ListRoots {
     type Result = crate::ListRootsResult;
 }
 
-/// The `sampling/createMessage` request, from the server to the client (2024-11-05 to 2025-11-25). From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
+/// The `sampling/createMessage` request, from the server to the client:
+/// 2024-11-05 to 2025-11-25.
+/// From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct CreateMessage;
 
@@ -252,7 +281,8 @@ impl Request for CreateMessage {
     type Result = crate::CreateMessageResult;
 }
 
-/// The `server/discover` request, from the client to the server (2026-07-28 only).
+/// The `server/discover` request, from the client to the server:
+/// 2026-07-28 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Discover;
 
@@ -262,7 +292,8 @@ impl Request for Discover {
     type Result = crate::DiscoverResult;
 }
 
-/// The `subscriptions/listen` request, from the client to the server (2026-07-28 only).
+/// The `subscriptions/listen` request, from the client to the server:
+/// 2026-07-28 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SubscriptionsListen;
 
@@ -272,7 +303,8 @@ impl Request for SubscriptionsListen {
     type Result = crate::SubscriptionsListenResult;
 }
 
-/// The `tasks/cancel` request, sent by either side (2025-11-25 only).
+/// The `tasks/cancel` request, sent by either side:
+/// 2025-11-25 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct CancelTask;
 
@@ -282,7 +314,8 @@ impl Request for CancelTask {
     type Result = crate::CancelTaskResult;
 }
 
-/// The `tasks/get` request, sent by either side (2025-11-25 only).
+/// The `tasks/get` request, sent by either side:
+/// 2025-11-25 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct GetTask;
 
@@ -292,7 +325,8 @@ impl Request for GetTask {
     type Result = crate::GetTaskResult;
 }
 
-/// The `tasks/list` request, sent by either side (2025-11-25 only).
+/// The `tasks/list` request, sent by either side:
+/// 2025-11-25 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ListTasks;
 
@@ -302,7 +336,8 @@ impl Request for ListTasks {
     type Result = crate::ListTasksResult;
 }
 
-/// The `tasks/result` request, sent by either side (2025-11-25 only).
+/// The `tasks/result` request, sent by either side:
+/// 2025-11-25 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct GetTaskPayload;
 
@@ -312,7 +347,8 @@ impl Request for GetTaskPayload {
     type Result = crate::GetTaskPayloadResult;
 }
 
-/// The `tools/call` request, from the client to the server (2024-11-05 on).
+/// The `tools/call` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct CallTool;
 
@@ -322,7 +358,8 @@ impl Request for CallTool {
     type Result = crate::CallToolResult;
 }
 
-/// The `tools/list` request, from the client to the server (2024-11-05 on).
+/// The `tools/list` request, from the client to the server:
+/// 2024-11-05 on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ListTools;
 

@@ -26,6 +26,7 @@ mod table;
 use std::borrow::Cow;
 use std::fmt::Debug;
 
+use mcpwire_jsonrpc::ErrorCode;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -107,13 +108,15 @@ impl MethodInfo {
     /// Whether, in `version`, a server asks for this request inside an
     /// `InputRequiredResult`.
     pub fn is_input_request_in(&self, version: ProtocolVersion) -> bool {
-        self.input_request_since.is_some_and(|since| since <= version)
+        self.input_request_since
+            .is_some_and(|since| since <= version)
     }
 
     /// Whether, in `version`, the answer to this request may be an
     /// `InputRequiredResult`.
     pub fn may_require_input_in(&self, version: ProtocolVersion) -> bool {
-        self.input_required_since.is_some_and(|since| since <= version)
+        self.input_required_since
+            .is_some_and(|since| since <= version)
     }
 }
 
@@ -169,17 +172,13 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
-    /// JSON-RPC error code "method not found".
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// JSON-RPC error code "invalid params".
-    pub const INVALID_PARAMS: i64 = -32602;
-
-    /// The JSON-RPC error code a receiver answers a request with, or `None`
-    /// for a result (results are not answered).
-    pub fn code(&self) -> Option<i64> {
+    /// The JSON-RPC error a receiver answers a request with
+    /// ([`ErrorCode::METHOD_NOT_FOUND`] or [`ErrorCode::INVALID_PARAMS`]), or
+    /// `None` for a result, which is never answered.
+    pub fn code(&self) -> Option<ErrorCode> {
         match self {
-            Self::UnknownMethod(_) => Some(Self::METHOD_NOT_FOUND),
-            Self::InvalidParams { .. } => Some(Self::INVALID_PARAMS),
+            Self::UnknownMethod(_) => Some(ErrorCode::METHOD_NOT_FOUND),
+            Self::InvalidParams { .. } => Some(ErrorCode::INVALID_PARAMS),
             Self::InvalidResult { .. } => None,
         }
     }
@@ -201,7 +200,8 @@ fn decode_result<T: DeserializeOwned>(
     method: &'static str,
     result: &RawValue,
 ) -> Result<T, DecodeError> {
-    serde_json::from_str(result.get()).map_err(|source| DecodeError::InvalidResult { method, source })
+    serde_json::from_str(result.get())
+        .map_err(|source| DecodeError::InvalidResult { method, source })
 }
 
 /// Serializes a params or result value to raw JSON.

@@ -10,20 +10,26 @@ use crate::{ForRevision, ProtocolVersion};
 /// A notification a client sends, holding its params.
 ///
 /// Built from a method name and raw params by [`ClientNotification::decode`], which
-/// matches on the name and never tries variants in turn.
+/// matches on the name and never tries variants in turn. Variants are
+/// boxed so that the enum stays two words whatever the params hold.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ClientNotification {
-    /// The `notifications/cancelled` notification, sent by either side (2024-11-05 on).
-    Cancelled(crate::CancelledNotificationParams),
-    /// The `notifications/initialized` notification, from the client to the server (2024-11-05 to 2025-11-25).
-    Initialized(crate::NotificationParams),
-    /// The `notifications/progress` notification, sent by either side (2024-11-05 on).
-    Progress(crate::ProgressNotificationParams),
-    /// The `notifications/roots/list_changed` notification, from the client to the server (2024-11-05 to 2025-11-25).
-    RootsListChanged(crate::NotificationParams),
-    /// The `notifications/tasks/status` notification, sent by either side (2025-11-25 only).
-    TaskStatus(crate::TaskStatusNotificationParams),
+    /// The `notifications/cancelled` notification, sent by either side:
+    /// 2024-11-05 on.
+    Cancelled(Box<crate::CancelledNotificationParams>),
+    /// The `notifications/initialized` notification, from the client to the server:
+    /// 2024-11-05 to 2025-11-25.
+    Initialized(Box<crate::NotificationParams>),
+    /// The `notifications/progress` notification, sent by either side:
+    /// 2024-11-05 on.
+    Progress(Box<crate::ProgressNotificationParams>),
+    /// The `notifications/roots/list_changed` notification, from the client to the server:
+    /// 2024-11-05 to 2025-11-25.
+    RootsListChanged(Box<crate::NotificationParams>),
+    /// The `notifications/tasks/status` notification, sent by either side:
+    /// 2025-11-25 only.
+    TaskStatus(Box<crate::TaskStatusNotificationParams>),
 }
 
 impl ClientNotification {
@@ -36,22 +42,18 @@ impl ClientNotification {
     /// params do not fit its params type (answer -32602).
     pub fn decode(method: &str, params: Option<&RawValue>) -> Result<Self, DecodeError> {
         match method {
-            "notifications/cancelled" => {
-                decode_params("notifications/cancelled", params).map(Self::Cancelled)
-            }
-            "notifications/initialized" => {
-                decode_params("notifications/initialized", params).map(Self::Initialized)
-            }
-            "notifications/progress" => {
-                decode_params("notifications/progress", params).map(Self::Progress)
-            }
+            "notifications/cancelled" => decode_params("notifications/cancelled", params)
+                .map(|params| Self::Cancelled(Box::new(params))),
+            "notifications/initialized" => decode_params("notifications/initialized", params)
+                .map(|params| Self::Initialized(Box::new(params))),
+            "notifications/progress" => decode_params("notifications/progress", params)
+                .map(|params| Self::Progress(Box::new(params))),
             "notifications/roots/list_changed" => {
                 decode_params("notifications/roots/list_changed", params)
-                    .map(Self::RootsListChanged)
+                    .map(|params| Self::RootsListChanged(Box::new(params)))
             }
-            "notifications/tasks/status" => {
-                decode_params("notifications/tasks/status", params).map(Self::TaskStatus)
-            }
+            "notifications/tasks/status" => decode_params("notifications/tasks/status", params)
+                .map(|params| Self::TaskStatus(Box::new(params))),
             _ => Err(DecodeError::UnknownMethod(method.to_owned())),
         }
     }
@@ -96,30 +98,41 @@ impl ForRevision for ClientNotification {
 /// A notification a server sends, holding its params.
 ///
 /// Built from a method name and raw params by [`ServerNotification::decode`], which
-/// matches on the name and never tries variants in turn.
+/// matches on the name and never tries variants in turn. Variants are
+/// boxed so that the enum stays two words whatever the params hold.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ServerNotification {
-    /// The `notifications/cancelled` notification, sent by either side (2024-11-05 on).
-    Cancelled(crate::CancelledNotificationParams),
-    /// The `notifications/elicitation/complete` notification, from the server to the client (2025-11-25 only).
-    ElicitationComplete(crate::ElicitationCompleteNotificationParams),
-    /// The `notifications/message` notification, from the server to the client (2024-11-05 on).
-    LoggingMessage(crate::LoggingMessageNotificationParams),
-    /// The `notifications/progress` notification, sent by either side (2024-11-05 on).
-    Progress(crate::ProgressNotificationParams),
-    /// The `notifications/prompts/list_changed` notification, from the server to the client (2024-11-05 on).
-    PromptListChanged(crate::NotificationParams),
-    /// The `notifications/resources/list_changed` notification, from the server to the client (2024-11-05 on).
-    ResourceListChanged(crate::NotificationParams),
-    /// The `notifications/resources/updated` notification, from the server to the client (2024-11-05 on).
-    ResourceUpdated(crate::ResourceUpdatedNotificationParams),
-    /// The `notifications/subscriptions/acknowledged` notification, from the server to the client (2026-07-28 only).
-    SubscriptionsAcknowledged(crate::SubscriptionsAcknowledgedNotificationParams),
-    /// The `notifications/tasks/status` notification, sent by either side (2025-11-25 only).
-    TaskStatus(crate::TaskStatusNotificationParams),
-    /// The `notifications/tools/list_changed` notification, from the server to the client (2024-11-05 on).
-    ToolListChanged(crate::NotificationParams),
+    /// The `notifications/cancelled` notification, sent by either side:
+    /// 2024-11-05 on.
+    Cancelled(Box<crate::CancelledNotificationParams>),
+    /// The `notifications/elicitation/complete` notification, from the server to the client:
+    /// 2025-11-25 only.
+    ElicitationComplete(Box<crate::ElicitationCompleteNotificationParams>),
+    /// The `notifications/message` notification, from the server to the client:
+    /// 2024-11-05 on.
+    LoggingMessage(Box<crate::LoggingMessageNotificationParams>),
+    /// The `notifications/progress` notification, sent by either side:
+    /// 2024-11-05 on.
+    Progress(Box<crate::ProgressNotificationParams>),
+    /// The `notifications/prompts/list_changed` notification, from the server to the client:
+    /// 2024-11-05 on.
+    PromptListChanged(Box<crate::NotificationParams>),
+    /// The `notifications/resources/list_changed` notification, from the server to the client:
+    /// 2024-11-05 on.
+    ResourceListChanged(Box<crate::NotificationParams>),
+    /// The `notifications/resources/updated` notification, from the server to the client:
+    /// 2024-11-05 on.
+    ResourceUpdated(Box<crate::ResourceUpdatedNotificationParams>),
+    /// The `notifications/subscriptions/acknowledged` notification, from the server to the client:
+    /// 2026-07-28 only.
+    SubscriptionsAcknowledged(Box<crate::SubscriptionsAcknowledgedNotificationParams>),
+    /// The `notifications/tasks/status` notification, sent by either side:
+    /// 2025-11-25 only.
+    TaskStatus(Box<crate::TaskStatusNotificationParams>),
+    /// The `notifications/tools/list_changed` notification, from the server to the client:
+    /// 2024-11-05 on.
+    ToolListChanged(Box<crate::NotificationParams>),
 }
 
 impl ServerNotification {
@@ -132,39 +145,37 @@ impl ServerNotification {
     /// params do not fit its params type (answer -32602).
     pub fn decode(method: &str, params: Option<&RawValue>) -> Result<Self, DecodeError> {
         match method {
-            "notifications/cancelled" => {
-                decode_params("notifications/cancelled", params).map(Self::Cancelled)
-            }
+            "notifications/cancelled" => decode_params("notifications/cancelled", params)
+                .map(|params| Self::Cancelled(Box::new(params))),
             "notifications/elicitation/complete" => {
                 decode_params("notifications/elicitation/complete", params)
-                    .map(Self::ElicitationComplete)
+                    .map(|params| Self::ElicitationComplete(Box::new(params)))
             }
-            "notifications/message" => {
-                decode_params("notifications/message", params).map(Self::LoggingMessage)
-            }
-            "notifications/progress" => {
-                decode_params("notifications/progress", params).map(Self::Progress)
-            }
+            "notifications/message" => decode_params("notifications/message", params)
+                .map(|params| Self::LoggingMessage(Box::new(params))),
+            "notifications/progress" => decode_params("notifications/progress", params)
+                .map(|params| Self::Progress(Box::new(params))),
             "notifications/prompts/list_changed" => {
                 decode_params("notifications/prompts/list_changed", params)
-                    .map(Self::PromptListChanged)
+                    .map(|params| Self::PromptListChanged(Box::new(params)))
             }
             "notifications/resources/list_changed" => {
                 decode_params("notifications/resources/list_changed", params)
-                    .map(Self::ResourceListChanged)
+                    .map(|params| Self::ResourceListChanged(Box::new(params)))
             }
             "notifications/resources/updated" => {
-                decode_params("notifications/resources/updated", params).map(Self::ResourceUpdated)
+                decode_params("notifications/resources/updated", params)
+                    .map(|params| Self::ResourceUpdated(Box::new(params)))
             }
             "notifications/subscriptions/acknowledged" => {
                 decode_params("notifications/subscriptions/acknowledged", params)
-                    .map(Self::SubscriptionsAcknowledged)
+                    .map(|params| Self::SubscriptionsAcknowledged(Box::new(params)))
             }
-            "notifications/tasks/status" => {
-                decode_params("notifications/tasks/status", params).map(Self::TaskStatus)
-            }
+            "notifications/tasks/status" => decode_params("notifications/tasks/status", params)
+                .map(|params| Self::TaskStatus(Box::new(params))),
             "notifications/tools/list_changed" => {
-                decode_params("notifications/tools/list_changed", params).map(Self::ToolListChanged)
+                decode_params("notifications/tools/list_changed", params)
+                    .map(|params| Self::ToolListChanged(Box::new(params)))
             }
             _ => Err(DecodeError::UnknownMethod(method.to_owned())),
         }

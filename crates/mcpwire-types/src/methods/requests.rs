@@ -10,48 +10,68 @@ use crate::{ForRevision, ProtocolVersion};
 /// A request a client sends, holding its params.
 ///
 /// Built from a method name and raw params by [`ClientRequest::decode`], which
-/// matches on the name and never tries variants in turn.
+/// matches on the name and never tries variants in turn. Variants are
+/// boxed so that the enum stays two words whatever the params hold.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ClientRequest {
-    /// The `completion/complete` request, from the client to the server (2024-11-05 on).
-    Complete(crate::CompleteRequestParams),
-    /// The `initialize` request, from the client to the server (2024-11-05 to 2025-11-25).
-    Initialize(crate::InitializeRequestParams),
-    /// The `logging/setLevel` request, from the client to the server (2024-11-05 to 2025-11-25).
-    SetLevel(crate::SetLevelRequestParams),
-    /// The `ping` request, sent by either side (2024-11-05 to 2025-11-25).
-    Ping(crate::RequestParams),
-    /// The `prompts/get` request, from the client to the server (2024-11-05 on).
-    GetPrompt(crate::GetPromptRequestParams),
-    /// The `prompts/list` request, from the client to the server (2024-11-05 on).
-    ListPrompts(crate::PaginatedRequestParams),
-    /// The `resources/list` request, from the client to the server (2024-11-05 on).
-    ListResources(crate::PaginatedRequestParams),
-    /// The `resources/read` request, from the client to the server (2024-11-05 on).
-    ReadResource(crate::ReadResourceRequestParams),
-    /// The `resources/subscribe` request, from the client to the server (2024-11-05 to 2025-11-25).
-    Subscribe(crate::SubscribeRequestParams),
-    /// The `resources/templates/list` request, from the client to the server (2024-11-05 on).
-    ListResourceTemplates(crate::PaginatedRequestParams),
-    /// The `resources/unsubscribe` request, from the client to the server (2024-11-05 to 2025-11-25).
-    Unsubscribe(crate::UnsubscribeRequestParams),
-    /// The `server/discover` request, from the client to the server (2026-07-28 only).
-    Discover(crate::RequestParams),
-    /// The `subscriptions/listen` request, from the client to the server (2026-07-28 only).
-    SubscriptionsListen(crate::SubscriptionsListenRequestParams),
-    /// The `tasks/cancel` request, sent by either side (2025-11-25 only).
-    CancelTask(crate::CancelTaskRequestParams),
-    /// The `tasks/get` request, sent by either side (2025-11-25 only).
-    GetTask(crate::GetTaskRequestParams),
-    /// The `tasks/list` request, sent by either side (2025-11-25 only).
-    ListTasks(crate::PaginatedRequestParams),
-    /// The `tasks/result` request, sent by either side (2025-11-25 only).
-    GetTaskPayload(crate::GetTaskPayloadRequestParams),
-    /// The `tools/call` request, from the client to the server (2024-11-05 on).
-    CallTool(crate::CallToolRequestParams),
-    /// The `tools/list` request, from the client to the server (2024-11-05 on).
-    ListTools(crate::PaginatedRequestParams),
+    /// The `completion/complete` request, from the client to the server:
+    /// 2024-11-05 on.
+    Complete(Box<crate::CompleteRequestParams>),
+    /// The `initialize` request, from the client to the server:
+    /// 2024-11-05 to 2025-11-25.
+    Initialize(Box<crate::InitializeRequestParams>),
+    /// The `logging/setLevel` request, from the client to the server:
+    /// 2024-11-05 to 2025-11-25.
+    SetLevel(Box<crate::SetLevelRequestParams>),
+    /// The `ping` request, sent by either side:
+    /// 2024-11-05 to 2025-11-25.
+    Ping(Box<crate::RequestParams>),
+    /// The `prompts/get` request, from the client to the server:
+    /// 2024-11-05 on.
+    GetPrompt(Box<crate::GetPromptRequestParams>),
+    /// The `prompts/list` request, from the client to the server:
+    /// 2024-11-05 on.
+    ListPrompts(Box<crate::PaginatedRequestParams>),
+    /// The `resources/list` request, from the client to the server:
+    /// 2024-11-05 on.
+    ListResources(Box<crate::PaginatedRequestParams>),
+    /// The `resources/read` request, from the client to the server:
+    /// 2024-11-05 on.
+    ReadResource(Box<crate::ReadResourceRequestParams>),
+    /// The `resources/subscribe` request, from the client to the server:
+    /// 2024-11-05 to 2025-11-25.
+    Subscribe(Box<crate::SubscribeRequestParams>),
+    /// The `resources/templates/list` request, from the client to the server:
+    /// 2024-11-05 on.
+    ListResourceTemplates(Box<crate::PaginatedRequestParams>),
+    /// The `resources/unsubscribe` request, from the client to the server:
+    /// 2024-11-05 to 2025-11-25.
+    Unsubscribe(Box<crate::UnsubscribeRequestParams>),
+    /// The `server/discover` request, from the client to the server:
+    /// 2026-07-28 only.
+    Discover(Box<crate::RequestParams>),
+    /// The `subscriptions/listen` request, from the client to the server:
+    /// 2026-07-28 only.
+    SubscriptionsListen(Box<crate::SubscriptionsListenRequestParams>),
+    /// The `tasks/cancel` request, sent by either side:
+    /// 2025-11-25 only.
+    CancelTask(Box<crate::CancelTaskRequestParams>),
+    /// The `tasks/get` request, sent by either side:
+    /// 2025-11-25 only.
+    GetTask(Box<crate::GetTaskRequestParams>),
+    /// The `tasks/list` request, sent by either side:
+    /// 2025-11-25 only.
+    ListTasks(Box<crate::PaginatedRequestParams>),
+    /// The `tasks/result` request, sent by either side:
+    /// 2025-11-25 only.
+    GetTaskPayload(Box<crate::GetTaskPayloadRequestParams>),
+    /// The `tools/call` request, from the client to the server:
+    /// 2024-11-05 on.
+    CallTool(Box<crate::CallToolRequestParams>),
+    /// The `tools/list` request, from the client to the server:
+    /// 2024-11-05 on.
+    ListTools(Box<crate::PaginatedRequestParams>),
 }
 
 impl ClientRequest {
@@ -64,35 +84,49 @@ impl ClientRequest {
     /// params do not fit its params type (answer -32602).
     pub fn decode(method: &str, params: Option<&RawValue>) -> Result<Self, DecodeError> {
         match method {
-            "completion/complete" => {
-                decode_params("completion/complete", params).map(Self::Complete)
+            "completion/complete" => decode_params("completion/complete", params)
+                .map(|params| Self::Complete(Box::new(params))),
+            "initialize" => {
+                decode_params("initialize", params).map(|params| Self::Initialize(Box::new(params)))
             }
-            "initialize" => decode_params("initialize", params).map(Self::Initialize),
-            "logging/setLevel" => decode_params("logging/setLevel", params).map(Self::SetLevel),
-            "ping" => decode_params("ping", params).map(Self::Ping),
-            "prompts/get" => decode_params("prompts/get", params).map(Self::GetPrompt),
-            "prompts/list" => decode_params("prompts/list", params).map(Self::ListPrompts),
-            "resources/list" => decode_params("resources/list", params).map(Self::ListResources),
-            "resources/read" => decode_params("resources/read", params).map(Self::ReadResource),
-            "resources/subscribe" => {
-                decode_params("resources/subscribe", params).map(Self::Subscribe)
+            "logging/setLevel" => decode_params("logging/setLevel", params)
+                .map(|params| Self::SetLevel(Box::new(params))),
+            "ping" => decode_params("ping", params).map(|params| Self::Ping(Box::new(params))),
+            "prompts/get" => {
+                decode_params("prompts/get", params).map(|params| Self::GetPrompt(Box::new(params)))
             }
-            "resources/templates/list" => {
-                decode_params("resources/templates/list", params).map(Self::ListResourceTemplates)
+            "prompts/list" => decode_params("prompts/list", params)
+                .map(|params| Self::ListPrompts(Box::new(params))),
+            "resources/list" => decode_params("resources/list", params)
+                .map(|params| Self::ListResources(Box::new(params))),
+            "resources/read" => decode_params("resources/read", params)
+                .map(|params| Self::ReadResource(Box::new(params))),
+            "resources/subscribe" => decode_params("resources/subscribe", params)
+                .map(|params| Self::Subscribe(Box::new(params))),
+            "resources/templates/list" => decode_params("resources/templates/list", params)
+                .map(|params| Self::ListResourceTemplates(Box::new(params))),
+            "resources/unsubscribe" => decode_params("resources/unsubscribe", params)
+                .map(|params| Self::Unsubscribe(Box::new(params))),
+            "server/discover" => decode_params("server/discover", params)
+                .map(|params| Self::Discover(Box::new(params))),
+            "subscriptions/listen" => decode_params("subscriptions/listen", params)
+                .map(|params| Self::SubscriptionsListen(Box::new(params))),
+            "tasks/cancel" => decode_params("tasks/cancel", params)
+                .map(|params| Self::CancelTask(Box::new(params))),
+            "tasks/get" => {
+                decode_params("tasks/get", params).map(|params| Self::GetTask(Box::new(params)))
             }
-            "resources/unsubscribe" => {
-                decode_params("resources/unsubscribe", params).map(Self::Unsubscribe)
+            "tasks/list" => {
+                decode_params("tasks/list", params).map(|params| Self::ListTasks(Box::new(params)))
             }
-            "server/discover" => decode_params("server/discover", params).map(Self::Discover),
-            "subscriptions/listen" => {
-                decode_params("subscriptions/listen", params).map(Self::SubscriptionsListen)
+            "tasks/result" => decode_params("tasks/result", params)
+                .map(|params| Self::GetTaskPayload(Box::new(params))),
+            "tools/call" => {
+                decode_params("tools/call", params).map(|params| Self::CallTool(Box::new(params)))
             }
-            "tasks/cancel" => decode_params("tasks/cancel", params).map(Self::CancelTask),
-            "tasks/get" => decode_params("tasks/get", params).map(Self::GetTask),
-            "tasks/list" => decode_params("tasks/list", params).map(Self::ListTasks),
-            "tasks/result" => decode_params("tasks/result", params).map(Self::GetTaskPayload),
-            "tools/call" => decode_params("tools/call", params).map(Self::CallTool),
-            "tools/list" => decode_params("tools/list", params).map(Self::ListTools),
+            "tools/list" => {
+                decode_params("tools/list", params).map(|params| Self::ListTools(Box::new(params)))
+            }
             _ => Err(DecodeError::UnknownMethod(method.to_owned())),
         }
     }
@@ -179,26 +213,38 @@ impl ForRevision for ClientRequest {
 /// A request a server sends, holding its params.
 ///
 /// Built from a method name and raw params by [`ServerRequest::decode`], which
-/// matches on the name and never tries variants in turn.
+/// matches on the name and never tries variants in turn. Variants are
+/// boxed so that the enum stays two words whatever the params hold.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ServerRequest {
-    /// The `elicitation/create` request, from the server to the client (2025-06-18 to 2025-11-25). From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
-    Elicit(crate::ElicitRequestParams),
-    /// The `ping` request, sent by either side (2024-11-05 to 2025-11-25).
-    Ping(crate::RequestParams),
-    /// The `roots/list` request, from the server to the client (2024-11-05 to 2025-11-25). From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
-    ListRoots(crate::RequestParams),
-    /// The `sampling/createMessage` request, from the server to the client (2024-11-05 to 2025-11-25). From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
-    CreateMessage(crate::CreateMessageRequestParams),
-    /// The `tasks/cancel` request, sent by either side (2025-11-25 only).
-    CancelTask(crate::CancelTaskRequestParams),
-    /// The `tasks/get` request, sent by either side (2025-11-25 only).
-    GetTask(crate::GetTaskRequestParams),
-    /// The `tasks/list` request, sent by either side (2025-11-25 only).
-    ListTasks(crate::PaginatedRequestParams),
-    /// The `tasks/result` request, sent by either side (2025-11-25 only).
-    GetTaskPayload(crate::GetTaskPayloadRequestParams),
+    /// The `elicitation/create` request, from the server to the client:
+    /// 2025-06-18 to 2025-11-25.
+    /// From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
+    Elicit(Box<crate::ElicitRequestParams>),
+    /// The `ping` request, sent by either side:
+    /// 2024-11-05 to 2025-11-25.
+    Ping(Box<crate::RequestParams>),
+    /// The `roots/list` request, from the server to the client:
+    /// 2024-11-05 to 2025-11-25.
+    /// From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
+    ListRoots(Box<crate::RequestParams>),
+    /// The `sampling/createMessage` request, from the server to the client:
+    /// 2024-11-05 to 2025-11-25.
+    /// From 2026-07-28 the server asks for it inside an `InputRequiredResult` instead.
+    CreateMessage(Box<crate::CreateMessageRequestParams>),
+    /// The `tasks/cancel` request, sent by either side:
+    /// 2025-11-25 only.
+    CancelTask(Box<crate::CancelTaskRequestParams>),
+    /// The `tasks/get` request, sent by either side:
+    /// 2025-11-25 only.
+    GetTask(Box<crate::GetTaskRequestParams>),
+    /// The `tasks/list` request, sent by either side:
+    /// 2025-11-25 only.
+    ListTasks(Box<crate::PaginatedRequestParams>),
+    /// The `tasks/result` request, sent by either side:
+    /// 2025-11-25 only.
+    GetTaskPayload(Box<crate::GetTaskPayloadRequestParams>),
 }
 
 impl ServerRequest {
@@ -211,16 +257,24 @@ impl ServerRequest {
     /// params do not fit its params type (answer -32602).
     pub fn decode(method: &str, params: Option<&RawValue>) -> Result<Self, DecodeError> {
         match method {
-            "elicitation/create" => decode_params("elicitation/create", params).map(Self::Elicit),
-            "ping" => decode_params("ping", params).map(Self::Ping),
-            "roots/list" => decode_params("roots/list", params).map(Self::ListRoots),
-            "sampling/createMessage" => {
-                decode_params("sampling/createMessage", params).map(Self::CreateMessage)
+            "elicitation/create" => decode_params("elicitation/create", params)
+                .map(|params| Self::Elicit(Box::new(params))),
+            "ping" => decode_params("ping", params).map(|params| Self::Ping(Box::new(params))),
+            "roots/list" => {
+                decode_params("roots/list", params).map(|params| Self::ListRoots(Box::new(params)))
             }
-            "tasks/cancel" => decode_params("tasks/cancel", params).map(Self::CancelTask),
-            "tasks/get" => decode_params("tasks/get", params).map(Self::GetTask),
-            "tasks/list" => decode_params("tasks/list", params).map(Self::ListTasks),
-            "tasks/result" => decode_params("tasks/result", params).map(Self::GetTaskPayload),
+            "sampling/createMessage" => decode_params("sampling/createMessage", params)
+                .map(|params| Self::CreateMessage(Box::new(params))),
+            "tasks/cancel" => decode_params("tasks/cancel", params)
+                .map(|params| Self::CancelTask(Box::new(params))),
+            "tasks/get" => {
+                decode_params("tasks/get", params).map(|params| Self::GetTask(Box::new(params)))
+            }
+            "tasks/list" => {
+                decode_params("tasks/list", params).map(|params| Self::ListTasks(Box::new(params)))
+            }
+            "tasks/result" => decode_params("tasks/result", params)
+                .map(|params| Self::GetTaskPayload(Box::new(params))),
             _ => Err(DecodeError::UnknownMethod(method.to_owned())),
         }
     }

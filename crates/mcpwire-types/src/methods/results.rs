@@ -10,50 +10,51 @@ use crate::{ForRevision, ProtocolVersion};
 /// The result of a request a client sent, as its server answered it.
 ///
 /// Built by [`ServerResult::decode`] from the method of the request it answers.
+/// Variants are boxed so that the enum stays two words whatever the result holds.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ServerResult {
     /// The result of `completion/complete`.
-    Complete(crate::CompleteResult),
+    Complete(Box<crate::CompleteResult>),
     /// The result of `initialize`.
-    Initialize(crate::InitializeResult),
+    Initialize(Box<crate::InitializeResult>),
     /// The result of `logging/setLevel`.
-    SetLevel(crate::EmptyResult),
+    SetLevel(Box<crate::EmptyResult>),
     /// The result of `ping`.
-    Ping(crate::EmptyResult),
+    Ping(Box<crate::EmptyResult>),
     /// The result of `prompts/get`.
-    GetPrompt(crate::GetPromptResult),
+    GetPrompt(Box<crate::GetPromptResult>),
     /// The result of `prompts/list`.
-    ListPrompts(crate::ListPromptsResult),
+    ListPrompts(Box<crate::ListPromptsResult>),
     /// The result of `resources/list`.
-    ListResources(crate::ListResourcesResult),
+    ListResources(Box<crate::ListResourcesResult>),
     /// The result of `resources/read`.
-    ReadResource(crate::ReadResourceResult),
+    ReadResource(Box<crate::ReadResourceResult>),
     /// The result of `resources/subscribe`.
-    Subscribe(crate::EmptyResult),
+    Subscribe(Box<crate::EmptyResult>),
     /// The result of `resources/templates/list`.
-    ListResourceTemplates(crate::ListResourceTemplatesResult),
+    ListResourceTemplates(Box<crate::ListResourceTemplatesResult>),
     /// The result of `resources/unsubscribe`.
-    Unsubscribe(crate::EmptyResult),
+    Unsubscribe(Box<crate::EmptyResult>),
     /// The result of `server/discover`.
-    Discover(crate::DiscoverResult),
+    Discover(Box<crate::DiscoverResult>),
     /// The result of `subscriptions/listen`.
-    SubscriptionsListen(crate::SubscriptionsListenResult),
+    SubscriptionsListen(Box<crate::SubscriptionsListenResult>),
     /// The result of `tasks/cancel`.
-    CancelTask(crate::CancelTaskResult),
+    CancelTask(Box<crate::CancelTaskResult>),
     /// The result of `tasks/get`.
-    GetTask(crate::GetTaskResult),
+    GetTask(Box<crate::GetTaskResult>),
     /// The result of `tasks/list`.
-    ListTasks(crate::ListTasksResult),
+    ListTasks(Box<crate::ListTasksResult>),
     /// The result of `tasks/result`.
-    GetTaskPayload(crate::GetTaskPayloadResult),
+    GetTaskPayload(Box<crate::GetTaskPayloadResult>),
     /// The result of `tools/call`.
-    CallTool(crate::CallToolResult),
+    CallTool(Box<crate::CallToolResult>),
     /// The result of `tools/list`.
-    ListTools(crate::ListToolsResult),
+    ListTools(Box<crate::ListToolsResult>),
     /// A multi round-trip result (2026-07-28 on): the server needs input from
     /// the client (`resultType: "input_required"`) before it can answer.
-    InputRequired(crate::InputRequiredResult),
+    InputRequired(Box<crate::InputRequiredResult>),
 }
 
 impl ServerResult {
@@ -66,44 +67,57 @@ impl ServerResult {
     /// result does not fit the method's result type.
     pub fn decode(method: &str, result: &RawValue) -> Result<Self, DecodeError> {
         match method {
-            "completion/complete" => {
-                decode_result("completion/complete", result).map(Self::Complete)
+            "completion/complete" => decode_result("completion/complete", result)
+                .map(|result| Self::Complete(Box::new(result))),
+            "initialize" => {
+                decode_result("initialize", result).map(|result| Self::Initialize(Box::new(result)))
             }
-            "initialize" => decode_result("initialize", result).map(Self::Initialize),
-            "logging/setLevel" => decode_result("logging/setLevel", result).map(Self::SetLevel),
-            "ping" => decode_result("ping", result).map(Self::Ping),
-            "prompts/get" if is_input_required(result) => {
-                decode_result("prompts/get", result).map(Self::InputRequired)
+            "logging/setLevel" => decode_result("logging/setLevel", result)
+                .map(|result| Self::SetLevel(Box::new(result))),
+            "ping" => decode_result("ping", result).map(|result| Self::Ping(Box::new(result))),
+            "prompts/get" if is_input_required(result) => decode_result("prompts/get", result)
+                .map(|result| Self::InputRequired(Box::new(result))),
+            "prompts/get" => {
+                decode_result("prompts/get", result).map(|result| Self::GetPrompt(Box::new(result)))
             }
-            "prompts/get" => decode_result("prompts/get", result).map(Self::GetPrompt),
-            "prompts/list" => decode_result("prompts/list", result).map(Self::ListPrompts),
-            "resources/list" => decode_result("resources/list", result).map(Self::ListResources),
+            "prompts/list" => decode_result("prompts/list", result)
+                .map(|result| Self::ListPrompts(Box::new(result))),
+            "resources/list" => decode_result("resources/list", result)
+                .map(|result| Self::ListResources(Box::new(result))),
             "resources/read" if is_input_required(result) => {
-                decode_result("resources/read", result).map(Self::InputRequired)
+                decode_result("resources/read", result)
+                    .map(|result| Self::InputRequired(Box::new(result)))
             }
-            "resources/read" => decode_result("resources/read", result).map(Self::ReadResource),
-            "resources/subscribe" => {
-                decode_result("resources/subscribe", result).map(Self::Subscribe)
+            "resources/read" => decode_result("resources/read", result)
+                .map(|result| Self::ReadResource(Box::new(result))),
+            "resources/subscribe" => decode_result("resources/subscribe", result)
+                .map(|result| Self::Subscribe(Box::new(result))),
+            "resources/templates/list" => decode_result("resources/templates/list", result)
+                .map(|result| Self::ListResourceTemplates(Box::new(result))),
+            "resources/unsubscribe" => decode_result("resources/unsubscribe", result)
+                .map(|result| Self::Unsubscribe(Box::new(result))),
+            "server/discover" => decode_result("server/discover", result)
+                .map(|result| Self::Discover(Box::new(result))),
+            "subscriptions/listen" => decode_result("subscriptions/listen", result)
+                .map(|result| Self::SubscriptionsListen(Box::new(result))),
+            "tasks/cancel" => decode_result("tasks/cancel", result)
+                .map(|result| Self::CancelTask(Box::new(result))),
+            "tasks/get" => {
+                decode_result("tasks/get", result).map(|result| Self::GetTask(Box::new(result)))
             }
-            "resources/templates/list" => {
-                decode_result("resources/templates/list", result).map(Self::ListResourceTemplates)
+            "tasks/list" => {
+                decode_result("tasks/list", result).map(|result| Self::ListTasks(Box::new(result)))
             }
-            "resources/unsubscribe" => {
-                decode_result("resources/unsubscribe", result).map(Self::Unsubscribe)
+            "tasks/result" => decode_result("tasks/result", result)
+                .map(|result| Self::GetTaskPayload(Box::new(result))),
+            "tools/call" if is_input_required(result) => decode_result("tools/call", result)
+                .map(|result| Self::InputRequired(Box::new(result))),
+            "tools/call" => {
+                decode_result("tools/call", result).map(|result| Self::CallTool(Box::new(result)))
             }
-            "server/discover" => decode_result("server/discover", result).map(Self::Discover),
-            "subscriptions/listen" => {
-                decode_result("subscriptions/listen", result).map(Self::SubscriptionsListen)
+            "tools/list" => {
+                decode_result("tools/list", result).map(|result| Self::ListTools(Box::new(result)))
             }
-            "tasks/cancel" => decode_result("tasks/cancel", result).map(Self::CancelTask),
-            "tasks/get" => decode_result("tasks/get", result).map(Self::GetTask),
-            "tasks/list" => decode_result("tasks/list", result).map(Self::ListTasks),
-            "tasks/result" => decode_result("tasks/result", result).map(Self::GetTaskPayload),
-            "tools/call" if is_input_required(result) => {
-                decode_result("tools/call", result).map(Self::InputRequired)
-            }
-            "tools/call" => decode_result("tools/call", result).map(Self::CallTool),
-            "tools/list" => decode_result("tools/list", result).map(Self::ListTools),
             _ => Err(DecodeError::UnknownMethod(method.to_owned())),
         }
     }
@@ -169,25 +183,26 @@ impl ForRevision for ServerResult {
 /// The result of a request a server sent, as its client answered it.
 ///
 /// Built by [`ClientResult::decode`] from the method of the request it answers.
+/// Variants are boxed so that the enum stays two words whatever the result holds.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ClientResult {
     /// The result of `elicitation/create`.
-    Elicit(crate::ElicitResult),
+    Elicit(Box<crate::ElicitResult>),
     /// The result of `ping`.
-    Ping(crate::EmptyResult),
+    Ping(Box<crate::EmptyResult>),
     /// The result of `roots/list`.
-    ListRoots(crate::ListRootsResult),
+    ListRoots(Box<crate::ListRootsResult>),
     /// The result of `sampling/createMessage`.
-    CreateMessage(crate::CreateMessageResult),
+    CreateMessage(Box<crate::CreateMessageResult>),
     /// The result of `tasks/cancel`.
-    CancelTask(crate::CancelTaskResult),
+    CancelTask(Box<crate::CancelTaskResult>),
     /// The result of `tasks/get`.
-    GetTask(crate::GetTaskResult),
+    GetTask(Box<crate::GetTaskResult>),
     /// The result of `tasks/list`.
-    ListTasks(crate::ListTasksResult),
+    ListTasks(Box<crate::ListTasksResult>),
     /// The result of `tasks/result`.
-    GetTaskPayload(crate::GetTaskPayloadResult),
+    GetTaskPayload(Box<crate::GetTaskPayloadResult>),
 }
 
 impl ClientResult {
@@ -200,16 +215,24 @@ impl ClientResult {
     /// result does not fit the method's result type.
     pub fn decode(method: &str, result: &RawValue) -> Result<Self, DecodeError> {
         match method {
-            "elicitation/create" => decode_result("elicitation/create", result).map(Self::Elicit),
-            "ping" => decode_result("ping", result).map(Self::Ping),
-            "roots/list" => decode_result("roots/list", result).map(Self::ListRoots),
-            "sampling/createMessage" => {
-                decode_result("sampling/createMessage", result).map(Self::CreateMessage)
+            "elicitation/create" => decode_result("elicitation/create", result)
+                .map(|result| Self::Elicit(Box::new(result))),
+            "ping" => decode_result("ping", result).map(|result| Self::Ping(Box::new(result))),
+            "roots/list" => {
+                decode_result("roots/list", result).map(|result| Self::ListRoots(Box::new(result)))
             }
-            "tasks/cancel" => decode_result("tasks/cancel", result).map(Self::CancelTask),
-            "tasks/get" => decode_result("tasks/get", result).map(Self::GetTask),
-            "tasks/list" => decode_result("tasks/list", result).map(Self::ListTasks),
-            "tasks/result" => decode_result("tasks/result", result).map(Self::GetTaskPayload),
+            "sampling/createMessage" => decode_result("sampling/createMessage", result)
+                .map(|result| Self::CreateMessage(Box::new(result))),
+            "tasks/cancel" => decode_result("tasks/cancel", result)
+                .map(|result| Self::CancelTask(Box::new(result))),
+            "tasks/get" => {
+                decode_result("tasks/get", result).map(|result| Self::GetTask(Box::new(result)))
+            }
+            "tasks/list" => {
+                decode_result("tasks/list", result).map(|result| Self::ListTasks(Box::new(result)))
+            }
+            "tasks/result" => decode_result("tasks/result", result)
+                .map(|result| Self::GetTaskPayload(Box::new(result))),
             _ => Err(DecodeError::UnknownMethod(method.to_owned())),
         }
     }

@@ -62,133 +62,195 @@ fn tool() -> Value {
 /// Requests and notifications (whole envelopes) built with 2025-11-25 features.
 fn messages() -> Vec<(&'static str, Value)> {
     vec![
-        ("initialize with 2025-11-25 client info and capabilities", json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {
-                    "roots": { "listChanged": true },
-                    "sampling": { "context": {}, "tools": {} },
-                    "elicitation": { "form": {}, "url": {} },
-                    "tasks": { "list": {}, "cancel": {}, "requests": { "sampling": { "createMessage": {} }, "elicitation": { "create": {} } } },
-                    "experimental": { "x": {} }
-                },
-                "clientInfo": implementation()
-            }
-        })),
-        ("tools/call with a task and _meta", json!({
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": { "name": "weather", "arguments": { "city": "Paris" }, "task": { "ttl": 60000 }, "_meta": { "progressToken": 1 } }
-        })),
-        ("completion/complete with context arguments", json!({
-            "jsonrpc": "2.0", "id": 3, "method": "completion/complete",
-            "params": {
-                "ref": { "type": "ref/prompt", "name": "code_review", "title": "Code review" },
-                "argument": { "name": "language", "value": "py" },
-                "context": { "arguments": { "framework": "flask" } }
-            }
-        })),
-        ("sampling/createMessage with tools, tool use and audio", json!({
-            "jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage",
-            "params": {
-                "messages": [
-                    { "role": "user", "content": { "type": "audio", "data": "aGk=", "mimeType": "audio/wav" }, "_meta": meta() },
-                    { "role": "assistant", "content": [{ "type": "tool_use", "id": "u1", "name": "weather", "input": { "city": "Paris" } }] },
-                    { "role": "user", "content": [{ "type": "tool_result", "toolUseId": "u1", "content": [{ "type": "text", "text": "20C" }], "structuredContent": { "celsius": 20 } }] }
-                ],
-                "maxTokens": 100,
-                "systemPrompt": "Be brief",
-                "includeContext": "none",
-                "temperature": 0.2,
-                "stopSequences": ["\n\n"],
-                "metadata": { "k": "v" },
-                "modelPreferences": { "hints": [{ "name": "claude" }], "costPriority": 0.3, "speedPriority": 0.8, "intelligencePriority": 0.5 },
-                "tools": [tool()],
-                "toolChoice": { "mode": "auto" },
-                "task": { "ttl": 1000 }
-            }
-        })),
-        ("progress notification with a message", json!({
-            "jsonrpc": "2.0", "method": "notifications/progress",
-            "params": { "progressToken": "p", "progress": 1, "total": 2, "message": "halfway" }
-        })),
-        ("cancellation", json!({
-            "jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": { "requestId": 2, "reason": "user" }
-        })),
+        (
+            "initialize with 2025-11-25 client info and capabilities",
+            json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {
+                        "roots": { "listChanged": true },
+                        "sampling": { "context": {}, "tools": {} },
+                        "elicitation": { "form": {}, "url": {} },
+                        "tasks": { "list": {}, "cancel": {}, "requests": { "sampling": { "createMessage": {} }, "elicitation": { "create": {} } } },
+                        "experimental": { "x": {} }
+                    },
+                    "clientInfo": implementation()
+                }
+            }),
+        ),
+        (
+            "tools/call with a task and _meta",
+            json!({
+                "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": { "name": "weather", "arguments": { "city": "Paris" }, "task": { "ttl": 60000 }, "_meta": { "progressToken": 1 } }
+            }),
+        ),
+        (
+            "completion/complete with context arguments",
+            json!({
+                "jsonrpc": "2.0", "id": 3, "method": "completion/complete",
+                "params": {
+                    "ref": { "type": "ref/prompt", "name": "code_review", "title": "Code review" },
+                    "argument": { "name": "language", "value": "py" },
+                    "context": { "arguments": { "framework": "flask" } }
+                }
+            }),
+        ),
+        (
+            "sampling/createMessage with tools, tool use and audio",
+            json!({
+                "jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage",
+                "params": {
+                    "messages": [
+                        { "role": "user", "content": { "type": "audio", "data": "aGk=", "mimeType": "audio/wav" }, "_meta": meta() },
+                        { "role": "assistant", "content": [{ "type": "tool_use", "id": "u1", "name": "weather", "input": { "city": "Paris" } }] },
+                        { "role": "user", "content": [{ "type": "tool_result", "toolUseId": "u1", "content": [{ "type": "text", "text": "20C" }], "structuredContent": { "celsius": 20 } }] }
+                    ],
+                    "maxTokens": 100,
+                    "systemPrompt": "Be brief",
+                    "includeContext": "none",
+                    "temperature": 0.2,
+                    "stopSequences": ["\n\n"],
+                    "metadata": { "k": "v" },
+                    "modelPreferences": { "hints": [{ "name": "claude" }], "costPriority": 0.3, "speedPriority": 0.8, "intelligencePriority": 0.5 },
+                    "tools": [tool()],
+                    "toolChoice": { "mode": "auto" },
+                    "task": { "ttl": 1000 }
+                }
+            }),
+        ),
+        (
+            "progress notification with a message",
+            json!({
+                "jsonrpc": "2.0", "method": "notifications/progress",
+                "params": { "progressToken": "p", "progress": 1, "total": 2, "message": "halfway" }
+            }),
+        ),
+        (
+            "cancellation",
+            json!({
+                "jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": { "requestId": 2, "reason": "user" }
+            }),
+        ),
     ]
 }
 
 /// Results (the `result` member) of a method, built with 2025-11-25 features.
 fn results() -> Vec<(&'static str, &'static str, Value)> {
     vec![
-        ("initialize result with 2025-11-25 server info and capabilities", "initialize", json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {
-                "logging": {}, "completions": {},
-                "prompts": { "listChanged": true },
-                "resources": { "subscribe": true, "listChanged": true },
-                "tools": { "listChanged": true },
-                "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } },
-                "experimental": { "x": {} }
-            },
-            "serverInfo": implementation(),
-            "instructions": "Use the tools.",
-            "_meta": meta()
-        })),
-        ("tools/list with titles, icons, output schemas, annotations, execution", "tools/list", json!({
-            "tools": [tool()], "nextCursor": "c", "_meta": meta()
-        })),
-        ("tools/call with structured content and every content kind", "tools/call", json!({
-            "content": content(), "structuredContent": { "celsius": 20 }, "isError": false, "_meta": meta()
-        })),
-        ("prompts/list with titles and icons", "prompts/list", json!({
-            "prompts": [{
-                "name": "p", "title": "P", "description": "d", "icons": icons(), "_meta": meta(),
-                "arguments": [{ "name": "a", "title": "A", "description": "d", "required": true }]
-            }]
-        })),
-        ("prompts/get with resource links and audio", "prompts/get", json!({
-            "description": "d",
-            "messages": [
-                { "role": "user", "content": content()[2].clone() },
-                { "role": "assistant", "content": content()[3].clone() },
-                { "role": "user", "content": content()[4].clone() }
-            ],
-            "_meta": meta()
-        })),
-        ("resources/list with titles, icons, sizes and annotations", "resources/list", json!({
-            "resources": [{
-                "uri": "file:///a.txt", "name": "a", "title": "A", "description": "d", "mimeType": "text/plain",
-                "size": 3, "icons": icons(), "annotations": annotations(), "_meta": meta()
-            }]
-        })),
-        ("resources/templates/list with titles and icons", "resources/templates/list", json!({
-            "resourceTemplates": [{
-                "uriTemplate": "file:///{path}", "name": "files", "title": "Files", "description": "d",
-                "mimeType": "text/plain", "icons": icons(), "annotations": annotations(), "_meta": meta()
-            }]
-        })),
-        ("resources/read with contents metadata", "resources/read", json!({
-            "contents": [
-                { "uri": "file:///a.txt", "mimeType": "text/plain", "text": "a", "_meta": meta() },
-                { "uri": "file:///b.bin", "mimeType": "application/octet-stream", "blob": "aGk=", "_meta": meta() }
-            ]
-        })),
-        ("sampling result with several blocks and a tool use", "sampling/createMessage", json!({
-            "role": "assistant",
-            "content": [
-                { "type": "text", "text": "calling" },
-                { "type": "tool_use", "id": "u2", "name": "weather", "input": {} }
-            ],
-            "model": "m", "stopReason": "toolUse", "_meta": meta()
-        })),
-        ("roots/list with root metadata", "roots/list", json!({
-            "roots": [{ "uri": "file:///home", "name": "home", "_meta": meta() }]
-        })),
-        ("completion result", "completion/complete", json!({
-            "completion": { "values": ["python"], "total": 1, "hasMore": false }
-        })),
+        (
+            "initialize result with 2025-11-25 server info and capabilities",
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {
+                    "logging": {}, "completions": {},
+                    "prompts": { "listChanged": true },
+                    "resources": { "subscribe": true, "listChanged": true },
+                    "tools": { "listChanged": true },
+                    "tasks": { "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } },
+                    "experimental": { "x": {} }
+                },
+                "serverInfo": implementation(),
+                "instructions": "Use the tools.",
+                "_meta": meta()
+            }),
+        ),
+        (
+            "tools/list with titles, icons, output schemas, annotations, execution",
+            "tools/list",
+            json!({
+                "tools": [tool()], "nextCursor": "c", "_meta": meta()
+            }),
+        ),
+        (
+            "tools/call with structured content and every content kind",
+            "tools/call",
+            json!({
+                "content": content(), "structuredContent": { "celsius": 20 }, "isError": false, "_meta": meta()
+            }),
+        ),
+        (
+            "prompts/list with titles and icons",
+            "prompts/list",
+            json!({
+                "prompts": [{
+                    "name": "p", "title": "P", "description": "d", "icons": icons(), "_meta": meta(),
+                    "arguments": [{ "name": "a", "title": "A", "description": "d", "required": true }]
+                }]
+            }),
+        ),
+        (
+            "prompts/get with resource links and audio",
+            "prompts/get",
+            json!({
+                "description": "d",
+                "messages": [
+                    { "role": "user", "content": content()[2].clone() },
+                    { "role": "assistant", "content": content()[3].clone() },
+                    { "role": "user", "content": content()[4].clone() }
+                ],
+                "_meta": meta()
+            }),
+        ),
+        (
+            "resources/list with titles, icons, sizes and annotations",
+            "resources/list",
+            json!({
+                "resources": [{
+                    "uri": "file:///a.txt", "name": "a", "title": "A", "description": "d", "mimeType": "text/plain",
+                    "size": 3, "icons": icons(), "annotations": annotations(), "_meta": meta()
+                }]
+            }),
+        ),
+        (
+            "resources/templates/list with titles and icons",
+            "resources/templates/list",
+            json!({
+                "resourceTemplates": [{
+                    "uriTemplate": "file:///{path}", "name": "files", "title": "Files", "description": "d",
+                    "mimeType": "text/plain", "icons": icons(), "annotations": annotations(), "_meta": meta()
+                }]
+            }),
+        ),
+        (
+            "resources/read with contents metadata",
+            "resources/read",
+            json!({
+                "contents": [
+                    { "uri": "file:///a.txt", "mimeType": "text/plain", "text": "a", "_meta": meta() },
+                    { "uri": "file:///b.bin", "mimeType": "application/octet-stream", "blob": "aGk=", "_meta": meta() }
+                ]
+            }),
+        ),
+        (
+            "sampling result with several blocks and a tool use",
+            "sampling/createMessage",
+            json!({
+                "role": "assistant",
+                "content": [
+                    { "type": "text", "text": "calling" },
+                    { "type": "tool_use", "id": "u2", "name": "weather", "input": {} }
+                ],
+                "model": "m", "stopReason": "toolUse", "_meta": meta()
+            }),
+        ),
+        (
+            "roots/list with root metadata",
+            "roots/list",
+            json!({
+                "roots": [{ "uri": "file:///home", "name": "home", "_meta": meta() }]
+            }),
+        ),
+        (
+            "completion result",
+            "completion/complete",
+            json!({
+                "completion": { "values": ["python"], "total": 1, "hasMore": false }
+            }),
+        ),
     ]
 }
 
@@ -216,7 +278,9 @@ fn messages_with_2025_11_25_features_written_for_2024_11_05_fit_its_strict_schem
     }
     for (case, method, result) in results() {
         let outcome = round_trip_result(method, &result, version).and_then(|fitted| {
-            let result_type = method_info(method).and_then(|info| info.result_type).ok_or("no result type")?;
+            let result_type = method_info(method)
+                .and_then(|info| info.result_type)
+                .ok_or("no result type")?;
             schemas.validate(version, result_type, true, &fitted)
         });
         failures.check(case, outcome);

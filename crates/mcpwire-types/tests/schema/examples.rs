@@ -26,7 +26,11 @@ fn schema_examples() -> Vec<(String, PathBuf)> {
     let mut examples = Vec::new();
     for definition in std::fs::read_dir(&dir).unwrap() {
         let definition = definition.unwrap().path();
-        let name = definition.file_name().unwrap().to_string_lossy().into_owned();
+        let name = definition
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for file in std::fs::read_dir(&definition).unwrap() {
             examples.push((name.clone(), file.unwrap().path()));
         }
@@ -59,17 +63,23 @@ fn round_trip_schema_example(
             round_trip_message(example, version)
         } else {
             // 2026-07-28 input requests: `{method, params}` inside an InputRequiredResult.
-            round_trip_value("InputRequest", example, version).unwrap_or_else(|| Err("no InputRequest type".into()))
+            round_trip_value("InputRequest", example, version)
+                .unwrap_or_else(|| Err("no InputRequest type".into()))
         };
     }
     if schema.pointer("/properties/error").is_some() {
         return round_trip_error_response(example);
     }
-    if schema.pointer("/properties/code").is_some() && schema.pointer("/properties/message").is_some() {
+    if schema.pointer("/properties/code").is_some()
+        && schema.pointer("/properties/message").is_some()
+    {
         return round_trip_error_object(example);
     }
-    round_trip_value(definition, example, version)
-        .unwrap_or_else(|| Err(format!("no Rust type is listed for {definition} in model.rs")))
+    round_trip_value(definition, example, version).unwrap_or_else(|| {
+        Err(format!(
+            "no Rust type is listed for {definition} in model.rs"
+        ))
+    })
 }
 
 #[test]
@@ -79,8 +89,8 @@ fn every_schema_example_round_trips_validates_and_keeps_its_json() {
     let mut failures = Failures::new("2026-07-28 schema examples");
     for (definition, path) in schema_examples() {
         let input = read_json(&path);
-        let outcome = round_trip_schema_example(&schemas, &definition, &input, version)
-            .and_then(|output| {
+        let outcome =
+            round_trip_schema_example(&schemas, &definition, &input, version).and_then(|output| {
                 schemas.validate(version, &definition, false, &output)?;
                 same_json(&input, &output)
             });
@@ -96,6 +106,7 @@ struct DocsExample {
     file: Option<String>,
     revision: ProtocolVersion,
     skip: Option<String>,
+    invalid_as_printed: Option<String>,
     definition: String,
     pointer: String,
     each: bool,
@@ -115,6 +126,7 @@ fn docs_examples() -> Vec<DocsExample> {
             file: text(entry, "file"),
             revision: ProtocolVersion::parse(&text(entry, "revision").unwrap()).unwrap(),
             skip: text(entry, "skip"),
+            invalid_as_printed: text(entry, "invalid_as_printed"),
             definition: text(entry, "definition").unwrap_or_default(),
             pointer: text(entry, "pointer").unwrap_or_default(),
             each: entry.get("each").and_then(Value::as_bool).unwrap_or(false),
@@ -133,8 +145,14 @@ fn instances(example: &DocsExample, json: &Value) -> Result<Vec<(String, Value)>
     if !example.each {
         return Ok(vec![(example.pointer.clone(), at.clone())]);
     }
-    let items = at.as_array().ok_or("`each` names something that is not an array")?;
-    Ok(items.iter().enumerate().map(|(i, item)| (format!("{}/{i}", example.pointer), item.clone())).collect())
+    let items = at
+        .as_array()
+        .ok_or("`each` names something that is not an array")?;
+    Ok(items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (format!("{}/{i}", example.pointer), item.clone()))
+        .collect())
 }
 
 fn round_trip_docs_instance(example: &DocsExample, instance: &Value) -> Result<Value, String> {
@@ -146,10 +164,49 @@ fn round_trip_docs_instance(example: &DocsExample, instance: &Value) -> Result<V
         ("error", _) => round_trip_error_response(instance),
         ("input_request", _) => round_trip_value("InputRequest", instance, version)
             .unwrap_or_else(|| Err("no InputRequest type".into())),
-        ("value", _) => round_trip_value(&example.definition, instance, version)
-            .unwrap_or_else(|| Err(format!("no Rust type is listed for {} in model.rs", example.definition))),
+        ("value", _) => {
+            round_trip_value(&example.definition, instance, version).unwrap_or_else(|| {
+                Err(format!(
+                    "no Rust type is listed for {} in model.rs",
+                    example.definition
+                ))
+            })
+        }
         (other, _) => Err(format!("manifest decode {other:?} without what it needs")),
     }
+}
+
+/// Checks one instance of a prose example: it round-trips to equal JSON and
+/// the output validates, or, for an example the manifest marks as invalid
+/// as printed, the input is indeed invalid and the output has no violation
+/// the input did not have.
+fn check_docs_instance(
+    schemas: &mut Schemas,
+    example: &DocsExample,
+    instance: &Value,
+) -> Result<(), String> {
+    let output = round_trip_docs_instance(example, instance)?;
+    let (version, definition) = (example.revision, example.definition.as_str());
+    match &example.invalid_as_printed {
+        None => schemas.validate(version, definition, false, &output)?,
+        Some(reason) => {
+            let before = schemas.violations(version, definition, false, instance)?;
+            if before.is_empty() {
+                return Err(format!(
+                    "marked invalid as printed ({reason}) but the input is valid"
+                ));
+            }
+            let added: Vec<String> = schemas
+                .violations(version, definition, false, &output)?
+                .into_iter()
+                .filter(|violation| !before.contains(violation))
+                .collect();
+            if !added.is_empty() {
+                return Err(format!("the model added violations: {}", added.join("; ")));
+            }
+        }
+    }
+    same_json(instance, &output)
 }
 
 #[test]
@@ -157,20 +214,27 @@ fn every_prose_example_round_trips_validates_and_keeps_its_json() {
     let mut schemas = Schemas::load();
     let mut failures = Failures::new("prose examples");
     let dir = schema_dir().join("docs-examples");
-    for example in docs_examples().iter().filter(|example| example.skip.is_none()) {
+    for example in docs_examples()
+        .iter()
+        .filter(|example| example.skip.is_none())
+    {
         let json = read_json(&dir.join(example.file.as_deref().unwrap()));
         let outcome = instances(example, &json).and_then(|instances| {
-            let mut problems = Vec::new();
-            for (pointer, instance) in instances {
-                let checked = round_trip_docs_instance(example, &instance).and_then(|output| {
-                    schemas.validate(example.revision, &example.definition, false, &output)?;
-                    same_json(&instance, &output)
-                });
-                if let Err(problem) = checked {
-                    problems.push(format!("at {pointer:?} as {}: {problem}", example.definition));
-                }
+            let problems: Vec<String> = instances
+                .iter()
+                .filter_map(|(pointer, instance)| {
+                    check_docs_instance(&mut schemas, example, instance)
+                        .err()
+                        .map(|problem| {
+                            format!("at {pointer:?} as {}: {problem}", example.definition)
+                        })
+                })
+                .collect();
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(problems.join("\n"))
             }
-            if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
         });
         failures.check(&example.label, outcome);
     }
@@ -181,14 +245,21 @@ fn every_prose_example_round_trips_validates_and_keeps_its_json() {
 fn prose_manifest_and_extracted_files_agree() {
     let dir = schema_dir().join("docs-examples");
     let examples = docs_examples();
-    let listed: Vec<String> = examples.iter().filter_map(|example| example.file.clone()).collect();
+    let listed: Vec<String> = examples
+        .iter()
+        .filter_map(|example| example.file.clone())
+        .collect();
     let mut on_disk = Vec::new();
     for revision_dir in std::fs::read_dir(&dir).unwrap() {
         let revision_dir = revision_dir.unwrap().path();
         if !revision_dir.is_dir() {
             continue;
         }
-        let prefix = revision_dir.file_name().unwrap().to_string_lossy().into_owned();
+        let prefix = revision_dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for file in std::fs::read_dir(&revision_dir).unwrap() {
             let name = file.unwrap().file_name().to_string_lossy().into_owned();
             on_disk.push(format!("{prefix}/{name}"));
@@ -196,7 +267,11 @@ fn prose_manifest_and_extracted_files_agree() {
     }
     let mut failures = Failures::new("prose manifest");
     for file in &on_disk {
-        let outcome = if listed.contains(file) { Ok(()) } else { Err("not in the manifest".into()) };
+        let outcome = if listed.contains(file) {
+            Ok(())
+        } else {
+            Err("not in the manifest".into())
+        };
         failures.check(file, outcome);
     }
     for example in &examples {

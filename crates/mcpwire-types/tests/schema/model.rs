@@ -17,7 +17,8 @@ fn round_trip<T: DeserializeOwned + Serialize + ForRevision>(
     value: &Value,
     version: ProtocolVersion,
 ) -> Result<Value, String> {
-    let typed: T = T::deserialize(value).map_err(|error| format!("does not deserialize: {error}"))?;
+    let typed: T =
+        T::deserialize(value).map_err(|error| format!("does not deserialize: {error}"))?;
     to_json(&fitted(typed, version))
 }
 
@@ -154,7 +155,9 @@ pub(crate) fn round_trip_params(
     if outputs.windows(2).any(|pair| pair[0] != pair[1]) {
         return Err(format!("client and server routing disagree: {outputs:?}"));
     }
-    outputs.pop().ok_or_else(|| format!("{method} has no sender"))
+    outputs
+        .pop()
+        .ok_or_else(|| format!("{method} has no sender"))
 }
 
 fn encode_fitted<T: ForRevision>(
@@ -178,24 +181,36 @@ pub(crate) fn round_trip_result(
     let result = raw(result)?;
     let mut outputs = Vec::new();
     if info.direction.client_sends() {
-        let decoded = ServerResult::decode(method, &result).map_err(|error| decode_error(&error))?;
+        let decoded =
+            ServerResult::decode(method, &result).map_err(|error| decode_error(&error))?;
         outputs.push(encode_fitted(decoded, version, ServerResult::encode)?);
     }
     if info.direction.server_sends() {
-        let decoded = ClientResult::decode(method, &result).map_err(|error| decode_error(&error))?;
+        let decoded =
+            ClientResult::decode(method, &result).map_err(|error| decode_error(&error))?;
         outputs.push(encode_fitted(decoded, version, ClientResult::encode)?);
     }
     if outputs.windows(2).any(|pair| pair[0] != pair[1]) {
-        return Err(format!("client and server result routing disagree: {outputs:?}"));
+        return Err(format!(
+            "client and server result routing disagree: {outputs:?}"
+        ));
     }
-    outputs.pop().ok_or_else(|| format!("{method} is not a request"))
+    outputs
+        .pop()
+        .ok_or_else(|| format!("{method} is not a request"))
 }
 
 /// Round-trips a JSON-RPC request or notification (`{jsonrpc, id?, method,
 /// params?}`) through the routing enums, keeping the envelope. Absent
 /// params stay absent when they encode as `{}`.
-pub(crate) fn round_trip_message(message: &Value, version: ProtocolVersion) -> Result<Value, String> {
-    let method = message.get("method").and_then(Value::as_str).ok_or("no method")?;
+pub(crate) fn round_trip_message(
+    message: &Value,
+    version: ProtocolVersion,
+) -> Result<Value, String> {
+    let method = message
+        .get("method")
+        .and_then(Value::as_str)
+        .ok_or("no method")?;
     let params = message.get("params");
     let encoded = round_trip_params(method, params, version)?;
     let mut out = message.clone();
@@ -220,17 +235,20 @@ pub(crate) fn round_trip_response(
 /// Round-trips a JSON-RPC error response through the JSON-RPC message model,
 /// and its `data` through the MCP type for codes that define one.
 pub(crate) fn round_trip_error_response(response: &Value) -> Result<Value, String> {
-    let message: mcpwire_jsonrpc::Message =
-        serde_json::from_value(response.clone()).map_err(|error| format!("does not decode: {error}"))?;
+    let message: mcpwire_jsonrpc::Message = serde_json::from_value(response.clone())
+        .map_err(|error| format!("does not decode: {error}"))?;
     let mcpwire_jsonrpc::Message::Error(error_response) = &message else {
         return Err(format!("decodes as another kind of message: {message:?}"));
     };
     let error = &error_response.error;
     let data_round_trip = match McpErrorCode::from_code(error.code.code()) {
-        Some(McpErrorCode::UnsupportedProtocolVersion) => UnsupportedProtocolVersionData::from_error(error)
-            .map(|data| to_json(&data.to_error(ProtocolVersion::LATEST))),
+        Some(McpErrorCode::UnsupportedProtocolVersion) => {
+            UnsupportedProtocolVersionData::from_error(error)
+                .map(|data| to_json(&data.to_error(ProtocolVersion::LATEST)))
+        }
         Some(McpErrorCode::MissingRequiredClientCapability) => {
-            MissingRequiredClientCapabilityData::from_error(error).map(|data| to_json(&data.to_error()))
+            MissingRequiredClientCapabilityData::from_error(error)
+                .map(|data| to_json(&data.to_error()))
         }
         Some(McpErrorCode::UrlElicitationRequired) => {
             URLElicitationRequiredData::from_error(error).map(|data| to_json(&data.to_error()))
@@ -241,7 +259,9 @@ pub(crate) fn round_trip_error_response(response: &Value) -> Result<Value, Strin
         let rewritten = rewritten?;
         let original = to_json(error)?;
         if rewritten.get("data") != original.get("data") {
-            return Err(format!("error data changed through its MCP type: {original} -> {rewritten}"));
+            return Err(format!(
+                "error data changed through its MCP type: {original} -> {rewritten}"
+            ));
         }
     }
     to_json(&message)
@@ -251,5 +271,7 @@ pub(crate) fn round_trip_error_response(response: &Value) -> Result<Value, Strin
 pub(crate) fn round_trip_error_object(error: &Value) -> Result<Value, String> {
     let response = json!({ "jsonrpc": "2.0", "id": 0, "error": error });
     let out = round_trip_error_response(&response)?;
-    out.get("error").cloned().ok_or_else(|| "the error member vanished".to_owned())
+    out.get("error")
+        .cloned()
+        .ok_or_else(|| "the error member vanished".to_owned())
 }

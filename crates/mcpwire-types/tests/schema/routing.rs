@@ -1,11 +1,14 @@
 //! The generated method table, markers and routing enums: lookups, revision
 //! ranges, and decoding by method with the two distinct failure kinds.
 
+use mcpwire_jsonrpc::ErrorCode;
 use mcpwire_types::methods::{
     CallTool, ClientNotification, ClientRequest, ClientResult, DecodeError, Direction, ListTools,
     METHODS, MethodKind, Notification, Progress, Request, ServerRequest, ServerResult, method_info,
 };
-use mcpwire_types::{CallToolRequestParams, CallToolResult, PaginatedRequestParams, ProtocolVersion};
+use mcpwire_types::{
+    CallToolRequestParams, CallToolResult, PaginatedRequestParams, ProtocolVersion,
+};
 use serde_json::value::RawValue;
 
 fn raw(json: &str) -> Box<RawValue> {
@@ -18,7 +21,12 @@ fn method_table_is_sorted_unique_and_every_name_is_found() {
     for info in METHODS {
         assert_eq!(method_info(info.name), Some(info));
         assert!(info.first <= info.last, "{}", info.name);
-        assert_eq!(info.kind == MethodKind::Request, info.result_type.is_some(), "{}", info.name);
+        assert_eq!(
+            info.kind == MethodKind::Request,
+            info.result_type.is_some(),
+            "{}",
+            info.name
+        );
     }
     assert_eq!(method_info("tools/unknown"), None);
 }
@@ -75,48 +83,105 @@ fn decoding_matches_the_method_and_reports_its_name_back() {
 #[test]
 fn unknown_methods_and_the_other_sides_methods_are_method_not_found() {
     for (method, error) in [
-        ("tools/unknown", ClientRequest::decode("tools/unknown", None).unwrap_err()),
-        ("sampling/createMessage", ClientRequest::decode("sampling/createMessage", None).unwrap_err()),
-        ("tools/call", ServerRequest::decode("tools/call", None).unwrap_err()),
-        ("notifications/message", ClientNotification::decode("notifications/message", None).unwrap_err()),
+        (
+            "tools/unknown",
+            ClientRequest::decode("tools/unknown", None).unwrap_err(),
+        ),
+        (
+            "sampling/createMessage",
+            ClientRequest::decode("sampling/createMessage", None).unwrap_err(),
+        ),
+        (
+            "tools/call",
+            ServerRequest::decode("tools/call", None).unwrap_err(),
+        ),
+        (
+            "notifications/message",
+            ClientNotification::decode("notifications/message", None).unwrap_err(),
+        ),
     ] {
-        assert!(matches!(&error, DecodeError::UnknownMethod(name) if name == method), "{error}");
-        assert_eq!(error.code(), Some(-32601));
+        assert!(
+            matches!(&error, DecodeError::UnknownMethod(name) if name == method),
+            "{error}"
+        );
+        assert_eq!(error.code(), Some(ErrorCode::METHOD_NOT_FOUND));
     }
 }
 
 #[test]
 fn absent_params_read_as_an_empty_object() {
     let request = ClientRequest::decode("tools/list", None).unwrap();
-    assert_eq!(request, ClientRequest::ListTools(PaginatedRequestParams::default()));
+    assert_eq!(request, ClientRequest::ListTools(Box::default()));
     let error = ClientRequest::decode("tools/call", None).unwrap_err();
-    assert!(matches!(error, DecodeError::InvalidParams { method: "tools/call", .. }));
-    assert_eq!(error.code(), Some(-32602));
-    assert!(error.to_string().contains("missing field `name`"), "{error}");
+    assert!(matches!(
+        error,
+        DecodeError::InvalidParams {
+            method: "tools/call",
+            ..
+        }
+    ));
+    assert_eq!(error.code(), Some(ErrorCode::INVALID_PARAMS));
+    assert!(
+        error.to_string().contains("missing field `name`"),
+        "{error}"
+    );
 }
 
 #[test]
 fn params_of_the_wrong_shape_are_invalid_params_naming_the_method() {
     let params = raw(r#"{"name": 42}"#);
     let error = ClientRequest::decode("tools/call", Some(&params)).unwrap_err();
-    assert!(matches!(error, DecodeError::InvalidParams { method: "tools/call", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            DecodeError::InvalidParams {
+                method: "tools/call",
+                ..
+            }
+        ),
+        "{error}"
+    );
     let params = raw("[1, 2]");
     let error = ClientRequest::decode("resources/read", Some(&params)).unwrap_err();
-    assert_eq!(error.code(), Some(-32602));
+    assert_eq!(error.code(), Some(ErrorCode::INVALID_PARAMS));
 }
 
 #[test]
 fn results_decode_by_method_and_input_required_is_recognized() {
     let empty = raw("{}");
-    assert!(matches!(ServerResult::decode("ping", &empty).unwrap(), ServerResult::Ping(_)));
-    assert!(matches!(ClientResult::decode("ping", &empty).unwrap(), ClientResult::Ping(_)));
+    assert!(matches!(
+        ServerResult::decode("ping", &empty).unwrap(),
+        ServerResult::Ping(_)
+    ));
+    assert!(matches!(
+        ClientResult::decode("ping", &empty).unwrap(),
+        ClientResult::Ping(_)
+    ));
     let input_required = raw(r#"{"resultType": "input_required", "requestState": "abc"}"#);
     let decoded = ServerResult::decode("tools/call", &input_required).unwrap();
-    assert!(matches!(decoded, ServerResult::InputRequired(_)), "{decoded:?}");
+    assert!(
+        matches!(decoded, ServerResult::InputRequired(_)),
+        "{decoded:?}"
+    );
     let complete = raw(r#"{"resultType": "complete", "content": []}"#);
-    assert!(matches!(ServerResult::decode("tools/call", &complete).unwrap(), ServerResult::CallTool(_)));
+    assert!(matches!(
+        ServerResult::decode("tools/call", &complete).unwrap(),
+        ServerResult::CallTool(_)
+    ));
     let error = ServerResult::decode("tools/call", &empty).unwrap_err();
-    assert!(matches!(error, DecodeError::InvalidResult { method: "tools/call", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            DecodeError::InvalidResult {
+                method: "tools/call",
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert_eq!(error.code(), None);
-    assert!(matches!(ServerResult::decode("roots/list", &empty), Err(DecodeError::UnknownMethod(_))));
+    assert!(matches!(
+        ServerResult::decode("roots/list", &empty),
+        Err(DecodeError::UnknownMethod(_))
+    ));
 }

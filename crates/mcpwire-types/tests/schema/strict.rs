@@ -15,17 +15,53 @@ use serde_json::{Map, Value, json};
 use crate::model::{round_trip_params, round_trip_result};
 use crate::support::{Failures, Schemas, fixtures_dir, read_json};
 
-/// The instances of a fixture: a file holds one object, or an array of
-/// objects when the type is a union (e.g. form and URL elicitation params).
-fn fixture(rust_type: &str) -> Result<Vec<Value>, String> {
+/// One instance of a fixture, and the first revision that can express it.
+struct Instance {
+    since: ProtocolVersion,
+    value: Value,
+}
+
+/// The instances of a fixture. A file holds one object, or an array when
+/// the type is a union (e.g. form and URL elicitation params); an array
+/// element may be `{"since": "<revision>", "instance": {...}}` for an
+/// alternative that older revisions cannot express at all (a URL-mode
+/// elicitation cannot be sent to a 2025-06-18 client; the session refuses,
+/// there is nothing to fit).
+fn fixture(rust_type: &str) -> Result<Vec<Instance>, String> {
     let path = fixtures_dir().join(format!("{rust_type}.json"));
     if !path.exists() {
         return Err(format!("no fixture {}", path.display()));
     }
-    Ok(match read_json(&path) {
-        Value::Array(instances) => instances,
+    let values = match read_json(&path) {
+        Value::Array(values) => values,
         single => vec![single],
-    })
+    };
+    values
+        .into_iter()
+        .map(|value| match (value.get("since"), value.get("instance")) {
+            (Some(since), Some(instance)) => {
+                let since = since.as_str().ok_or("`since` is not a string")?;
+                let since = ProtocolVersion::parse(since).map_err(|error| error.to_string())?;
+                Ok(Instance {
+                    since,
+                    value: instance.clone(),
+                })
+            }
+            _ => Ok(Instance {
+                since: ProtocolVersion::ALL[0],
+                value,
+            }),
+        })
+        .collect()
+}
+
+/// The instances of `rust_type` that `version` can express.
+fn fixture_for(rust_type: &str, version: ProtocolVersion) -> Result<Vec<Value>, String> {
+    Ok(fixture(rust_type)?
+        .into_iter()
+        .filter(|instance| instance.since <= version)
+        .map(|instance| instance.value)
+        .collect())
 }
 
 /// Whether `version` exchanges the method at all (as a message, or inside a
@@ -36,7 +72,13 @@ fn exchanged_in(info: &MethodInfo, version: ProtocolVersion) -> bool {
 
 /// The message `params` travel in, shaped like the method's definition in
 /// `version`: `jsonrpc` and `id` only where that definition names them.
-fn envelope(schemas: &Schemas, version: ProtocolVersion, definition: &str, method: &str, params: Value) -> Value {
+fn envelope(
+    schemas: &Schemas,
+    version: ProtocolVersion,
+    definition: &str,
+    method: &str,
+    params: Value,
+) -> Value {
     let properties = schemas
         .definition(version, definition)
         .and_then(|definition| definition.get("properties"))
@@ -60,9 +102,12 @@ fn maximal_instances_fitted_to_each_revision_validate_against_its_strict_schema(
     let mut schemas = Schemas::load();
     let mut failures = Failures::new("maximal instances, strict schemas");
     for info in METHODS {
-        for version in ProtocolVersion::ALL.into_iter().filter(|v| exchanged_in(info, *v)) {
+        for version in ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| exchanged_in(info, *v))
+        {
             let case = format!("{} {version} params {}", info.name, info.params_type);
-            let outcome = fixture(info.params_type).and_then(|instances| {
+            let outcome = fixture_for(info.params_type, version).and_then(|instances| {
                 let definition = schemas
                     .method_definition(version, info.name)
                     .ok_or_else(|| format!("{version} does not define {}", info.name))?
@@ -82,7 +127,7 @@ fn maximal_instances_fitted_to_each_revision_validate_against_its_strict_schema(
             }
             for result_type in results {
                 let case = format!("{} {version} result {result_type}", info.name);
-                let outcome = fixture(result_type).and_then(|instances| {
+                let outcome = fixture_for(result_type, version).and_then(|instances| {
                     for instance in instances {
                         let result = round_trip_result(info.name, &instance, version)?;
                         schemas.validate(version, result_type, true, &result)?;
@@ -98,7 +143,12 @@ fn maximal_instances_fitted_to_each_revision_validate_against_its_strict_schema(
 
 /// The property names an object schema allows, looking through `$ref`,
 /// `allOf`, `anyOf` and `oneOf` (for unions, the names of every alternative).
-fn property_names(schemas: &Schemas, version: ProtocolVersion, schema: &Value, names: &mut BTreeSet<String>) {
+fn property_names(
+    schemas: &Schemas,
+    version: ProtocolVersion,
+    schema: &Value,
+    names: &mut BTreeSet<String>,
+) {
     if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
         let name = target.rsplit('/').next().unwrap_or_default();
         if let Some(definition) = schemas.definition(version, name) {
@@ -106,7 +156,12 @@ fn property_names(schemas: &Schemas, version: ProtocolVersion, schema: &Value, n
         }
     }
     for combinator in ["allOf", "anyOf", "oneOf"] {
-        for member in schema.get(combinator).and_then(Value::as_array).into_iter().flatten() {
+        for member in schema
+            .get(combinator)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             property_names(schemas, version, member, names);
         }
     }
@@ -124,16 +179,21 @@ fn every_fixture_sets_every_field_any_revision_defines() {
         let mut wanted: Vec<(&str, BTreeSet<String>)> = Vec::new();
         let mut params_fields = BTreeSet::new();
         let mut result_fields = BTreeSet::new();
-        for version in ProtocolVersion::ALL.into_iter().filter(|v| exchanged_in(info, *v)) {
-            if let Some(definition) = schemas
+        for version in ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| exchanged_in(info, *v))
+        {
+            if let Some(params) = schemas
                 .method_definition(version, info.name)
                 .and_then(|name| schemas.definition(version, name))
+                .and_then(|definition| definition.pointer("/properties/params"))
             {
-                if let Some(params) = definition.pointer("/properties/params") {
-                    property_names(&schemas, version, params, &mut params_fields);
-                }
+                property_names(&schemas, version, params, &mut params_fields);
             }
-            if let Some(result) = info.result_type.and_then(|name| schemas.definition(version, name)) {
+            if let Some(result) = info
+                .result_type
+                .and_then(|name| schemas.definition(version, name))
+            {
                 property_names(&schemas, version, result, &mut result_fields);
             }
         }
@@ -146,16 +206,24 @@ fn every_fixture_sets_every_field_any_revision_defines() {
             let outcome = fixture(rust_type).and_then(|instances| {
                 let present: BTreeSet<String> = instances
                     .iter()
-                    .filter_map(Value::as_object)
+                    .filter_map(|instance| instance.value.as_object())
                     .flat_map(|object| object.keys().cloned())
                     .collect();
                 let missing: Vec<&String> = fields.difference(&present).collect();
-                if missing.is_empty() { Ok(()) } else { Err(format!("fields never set: {missing:?}")) }
+                if missing.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("fields never set: {missing:?}"))
+                }
             });
             checked.insert(rust_type);
             failures.check(case, outcome);
         }
     }
-    assert!(checked.len() >= 30, "only {} fixtures checked", checked.len());
+    assert!(
+        checked.len() >= 30,
+        "only {} fixtures checked",
+        checked.len()
+    );
     failures.finish(30);
 }

@@ -17,7 +17,9 @@ pub(crate) fn schema_dir() -> PathBuf {
 
 /// The maximal instances, one per Rust type.
 pub(crate) fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
 }
 
 /// Reads a JSON file, panicking with its path (test data must exist).
@@ -39,14 +41,21 @@ pub(crate) struct Failures {
 impl Failures {
     /// A collector for cases of `what`.
     pub(crate) fn new(what: &'static str) -> Self {
-        Self { what, checked: 0, cases: Vec::new() }
+        Self {
+            what,
+            checked: 0,
+            cases: Vec::new(),
+        }
     }
 
     /// Records the outcome of one case.
     pub(crate) fn check(&mut self, case: impl Display, outcome: Result<(), String>) {
         self.checked += 1;
         if let Err(message) = outcome {
-            self.cases.push(format!("{case}:\n      {}", message.replace('\n', "\n      ")));
+            self.cases.push(format!(
+                "{case}:\n      {}",
+                message.replace('\n', "\n      ")
+            ));
         }
     }
 
@@ -83,9 +92,17 @@ impl Schemas {
     pub(crate) fn load() -> Self {
         let roots = ProtocolVersion::ALL
             .into_iter()
-            .map(|version| (version, read_json(&schema_dir().join(format!("schema-{version}.json")))))
+            .map(|version| {
+                (
+                    version,
+                    read_json(&schema_dir().join(format!("schema-{version}.json"))),
+                )
+            })
             .collect();
-        Self { roots, validators: HashMap::new() }
+        Self {
+            roots,
+            validators: HashMap::new(),
+        }
     }
 
     /// The definitions of `version` (`definitions` or `$defs`).
@@ -105,13 +122,20 @@ impl Schemas {
     /// The definition that describes the message of `method` in `version`
     /// (never the sender unions, which 2026-07-28 sometimes inlines).
     pub(crate) fn method_definition(&self, version: ProtocolVersion, method: &str) -> Option<&str> {
-        const UNIONS: [&str; 4] =
-            ["ClientRequest", "ServerRequest", "ClientNotification", "ServerNotification"];
+        const UNIONS: [&str; 4] = [
+            "ClientRequest",
+            "ServerRequest",
+            "ClientNotification",
+            "ServerNotification",
+        ];
         self.definitions(version)
             .iter()
             .filter(|(name, _)| !UNIONS.contains(&name.as_str()))
             .find(|(_, definition)| {
-                definition.pointer("/properties/method/const").and_then(Value::as_str) == Some(method)
+                definition
+                    .pointer("/properties/method/const")
+                    .and_then(Value::as_str)
+                    == Some(method)
             })
             .map(|(name, _)| name.as_str())
     }
@@ -126,25 +150,44 @@ impl Schemas {
         strict: bool,
         instance: &Value,
     ) -> Result<(), String> {
+        let violations = self.violations(version, name, strict, instance)?;
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            let form = if strict { "strict " } else { "" };
+            Err(format!(
+                "invalid against {form}{version} {name}: {}",
+                violations.join("; ")
+            ))
+        }
+    }
+
+    /// Every way `instance` violates definition `name` of `version`, each
+    /// with the place in the instance; errors only when no validator can be built.
+    pub(crate) fn violations(
+        &mut self,
+        version: ProtocolVersion,
+        name: &str,
+        strict: bool,
+        instance: &Value,
+    ) -> Result<Vec<String>, String> {
         let key = (version, name.to_owned(), strict);
         if !self.validators.contains_key(&key) {
             let validator = self.build(version, name, strict)?;
             self.validators.insert(key.clone(), validator);
         }
-        let validator = &self.validators[&key];
-        let errors: Vec<String> = validator
+        Ok(self.validators[&key]
             .iter_errors(instance)
             .map(|error| format!("{error} (at {:?})", error.instance_path.to_string()))
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            let form = if strict { "strict " } else { "" };
-            Err(format!("invalid against {form}{version} {name}: {}", errors.join("; ")))
-        }
+            .collect())
     }
 
-    fn build(&self, version: ProtocolVersion, name: &str, strict: bool) -> Result<Validator, String> {
+    fn build(
+        &self,
+        version: ProtocolVersion,
+        name: &str,
+        strict: bool,
+    ) -> Result<Validator, String> {
         let is_2020_12 = version.defaults_to_json_schema_2020_12();
         if self.definition(version, name).is_none() {
             return Err(format!("{version} has no definition {name}"));
@@ -154,8 +197,11 @@ impl Schemas {
         } else {
             self.definitions(version).clone()
         };
-        let (draft, key) =
-            if is_2020_12 { (Draft::Draft202012, "$defs") } else { (Draft::Draft7, "definitions") };
+        let (draft, key) = if is_2020_12 {
+            (Draft::Draft202012, "$defs")
+        } else {
+            (Draft::Draft7, "definitions")
+        };
         let mut root = Map::new();
         root.insert("$schema".into(), self.roots[&version]["$schema"].clone());
         root.insert("$ref".into(), json!(format!("#/{key}/{name}")));
@@ -195,7 +241,10 @@ const OPEN_PROPERTIES: [&str; 3] = ["_meta", "inputSchema", "outputSchema"];
 ///    open `_meta`: every revision's base `Request`/`Notification` params
 ///    declare it, and the schema generator drops it when a method re-declares
 ///    its params (2024-11-05 to 2025-06-18).
-pub(crate) fn strict_definitions(definitions: &Map<String, Value>, is_2020_12: bool) -> Map<String, Value> {
+pub(crate) fn strict_definitions(
+    definitions: &Map<String, Value>,
+    is_2020_12: bool,
+) -> Map<String, Value> {
     let mut strict = Map::new();
     let mut open_copies = Vec::new();
     for (name, definition) in definitions {
@@ -231,7 +280,9 @@ fn allow_meta_in_inline_params(definition: &mut Value) {
         .pointer_mut("/properties/params/properties")
         .and_then(Value::as_object_mut)
     {
-        properties.entry("_meta").or_insert_with(|| json!({ "type": "object" }));
+        properties
+            .entry("_meta")
+            .or_insert_with(|| json!({ "type": "object" }));
     }
 }
 
@@ -241,11 +292,14 @@ fn close(schema: &mut Value, is_2020_12: bool, open_copies: &mut Vec<String>) {
     let Some(object) = schema.as_object_mut() else {
         return;
     };
-    let unconstrained =
-        !object.contains_key("additionalProperties") && !object.contains_key("unevaluatedProperties");
+    let unconstrained = !object.contains_key("additionalProperties")
+        && !object.contains_key("unevaluatedProperties");
     if let Some(members) = object.get_mut("allOf").and_then(Value::as_array_mut) {
         for member in members.iter_mut() {
-            let target = member.get("$ref").and_then(Value::as_str).map(str::to_owned);
+            let target = member
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             match target {
                 Some(reference) => {
                     let target = reference.rsplit('/').next().unwrap_or_default().to_owned();
@@ -280,8 +334,15 @@ fn close_children(schema: &mut Value, is_2020_12: bool, open_copies: &mut Vec<St
                     }
                 }
             }
-            "additionalProperties" | "unevaluatedProperties" | "items" | "contains" | "not"
-            | "if" | "then" | "else" | "propertyNames" => close(value, is_2020_12, open_copies),
+            "additionalProperties"
+            | "unevaluatedProperties"
+            | "items"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "propertyNames" => close(value, is_2020_12, open_copies),
             "anyOf" | "oneOf" | "prefixItems" => {
                 if let Some(members) = value.as_array_mut() {
                     for member in members {
@@ -294,34 +355,37 @@ fn close_children(schema: &mut Value, is_2020_12: bool, open_copies: &mut Vec<St
     }
 }
 
-/// Fields the model fills when fitting a value to 2026-07-28, with the
-/// value it fills in: a result's `resultType` (`complete`, what an absent
-/// one means), and the cache hints of list and read results (`ttlMs: 0`,
-/// immediately stale, and `cacheScope: "private"`).
-pub(crate) const FILLED_FIELDS: [(&str, fn() -> Value); 3] = [
-    ("resultType", || json!("complete")),
-    ("ttlMs", || json!(0)),
-    ("cacheScope", || json!("private")),
-];
+/// The value the model fills in for `field` when it fits a value to
+/// 2026-07-28 and the field is absent: a result's `resultType`
+/// (`complete`, what an absent one means), and the cache hints of list and
+/// read results (`ttlMs: 0`, immediately stale, and `cacheScope: "private"`).
+pub(crate) fn filled_value(field: &str) -> Option<Value> {
+    match field {
+        "resultType" => Some(json!("complete")),
+        "ttlMs" => Some(json!(0)),
+        "cacheScope" => Some(json!("private")),
+        _ => None,
+    }
+}
 
 /// The differences between `expected` (the input) and `actual` (what the
 /// model wrote), as paths with both values. Numbers compare by value (`50`
-/// equals `50.0`: the model stores JSON `number` as `f64`), and a field of
-/// [`FILLED_FIELDS`] with its filled value may appear in `actual` where
+/// equals `50.0`: the model stores JSON `number` as `f64`), and a field
+/// [`filled_value`] names may appear in `actual`, with that value, where
 /// `expected` has none.
 pub(crate) fn differences(expected: &Value, actual: &Value) -> Vec<String> {
     let mut found = Vec::new();
-    compare(expected, actual, String::new(), &mut found);
+    compare(expected, actual, "", &mut found);
     found
 }
 
-fn compare(expected: &Value, actual: &Value, path: String, found: &mut Vec<String>) {
+fn compare(expected: &Value, actual: &Value, path: &str, found: &mut Vec<String>) {
     match (expected, actual) {
         (Value::Object(left), Value::Object(right)) => {
             for (key, value) in left {
                 let at = format!("{path}/{key}");
                 match right.get(key) {
-                    Some(other) => compare(value, other, at, found),
+                    Some(other) => compare(value, other, &at, found),
                     None => found.push(format!("{at}: missing in output (input {value})")),
                 }
             }
@@ -329,15 +393,14 @@ fn compare(expected: &Value, actual: &Value, path: String, found: &mut Vec<Strin
                 if left.contains_key(key) {
                     continue;
                 }
-                let filled = FILLED_FIELDS.iter().any(|(name, fill)| name == key && *value == fill());
-                if !filled {
+                if filled_value(key).as_ref() != Some(value) {
                     found.push(format!("{path}/{key}: added in output ({value})"));
                 }
             }
         }
         (Value::Array(left), Value::Array(right)) if left.len() == right.len() => {
             for (index, (a, b)) in left.iter().zip(right).enumerate() {
-                compare(a, b, format!("{path}/{index}"), found);
+                compare(a, b, &format!("{path}/{index}"), found);
             }
         }
         (Value::Number(left), Value::Number(right)) if left.as_f64() == right.as_f64() => {}
@@ -349,7 +412,11 @@ fn compare(expected: &Value, actual: &Value, path: String, found: &mut Vec<Strin
 /// `Ok` when `actual` equals `expected` up to [`differences`].
 pub(crate) fn same_json(expected: &Value, actual: &Value) -> Result<(), String> {
     let found = differences(expected, actual);
-    if found.is_empty() { Ok(()) } else { Err(format!("round trip changed the JSON: {}", found.join("; "))) }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("round trip changed the JSON: {}", found.join("; ")))
+    }
 }
 
 #[test]
@@ -380,15 +447,35 @@ fn strict_form_closes_all_of_combinations_with_unevaluated_properties() {
     assert_eq!(schemas.validate(v, "GetTaskResult", true, &task), Ok(()));
     let mut unknown = task.clone();
     unknown["surprise"] = json!(1);
-    assert!(schemas.validate(v, "GetTaskResult", false, &unknown).is_ok());
-    assert!(schemas.validate(v, "GetTaskResult", true, &unknown).is_err());
+    assert!(
+        schemas
+            .validate(v, "GetTaskResult", false, &unknown)
+            .is_ok()
+    );
+    assert!(
+        schemas
+            .validate(v, "GetTaskResult", true, &unknown)
+            .is_err()
+    );
 }
 
 #[test]
 fn comparison_allows_only_the_filled_fields_and_numeric_equality() {
     let input = json!({ "content": [], "n": 50 });
-    assert!(same_json(&input, &json!({ "content": [], "n": 50.0, "resultType": "complete" })).is_ok());
-    assert!(same_json(&input, &json!({ "content": [], "n": 50, "resultType": "input_required" })).is_err());
+    assert!(
+        same_json(
+            &input,
+            &json!({ "content": [], "n": 50.0, "resultType": "complete" })
+        )
+        .is_ok()
+    );
+    assert!(
+        same_json(
+            &input,
+            &json!({ "content": [], "n": 50, "resultType": "input_required" })
+        )
+        .is_err()
+    );
     assert!(same_json(&input, &json!({ "content": [], "n": 50, "extra": 1 })).is_err());
     assert!(same_json(&input, &json!({ "content": [] })).is_err());
 }
