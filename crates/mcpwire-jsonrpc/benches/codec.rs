@@ -31,7 +31,8 @@ fn small_request() -> Vec<u8> {
 
 /// Prose as file contents or tool output usually look: lines of words, so a
 /// line break (escaped as `\n` in JSON) every 90 bytes, and a quotation.
-const PROSE: &str = "The quick brown fox jumps over the lazy dog; \"pack my box\" with five dozen liquor jugs.\n";
+const PROSE: &str =
+    "The quick brown fox jumps over the lazy dog; \"pack my box\" with five dozen liquor jugs.\n";
 /// Text that needs no escaping at all, the best case for a `Value` parse.
 const PLAIN: &str = "abcdefghijklmnopqrstuvwxyz0123456789 ";
 

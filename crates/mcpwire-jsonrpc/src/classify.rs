@@ -99,8 +99,9 @@ pub enum Inbound {
 impl Inbound {
     /// Classifies one JSON text.
     ///
-    /// Never panics, whatever the input; the text is read in one pass and
-    /// payloads (`params`, `result`, `error.data`) are kept as raw JSON.
+    /// Never panics, whatever the input. After a UTF-8 check the text is
+    /// parsed in one pass, and payloads (`params`, `result`, `error.data`)
+    /// are kept as raw JSON: no JSON tree is built for them.
     pub fn from_slice(bytes: &[u8]) -> Self {
         match core::str::from_utf8(bytes) {
             Ok(text) => decode::classify_str(text),

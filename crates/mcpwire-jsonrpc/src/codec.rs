@@ -173,7 +173,10 @@ impl LineCodec {
         if line.len() > self.max_line_length {
             return Some(Err(self.too_long()));
         }
-        if line.iter().all(|&byte| matches!(byte, b' ' | b'\t' | b'\r')) {
+        if line
+            .iter()
+            .all(|&byte| matches!(byte, b' ' | b'\t' | b'\r'))
+        {
             return None;
         }
         Some(match core::str::from_utf8(line) {

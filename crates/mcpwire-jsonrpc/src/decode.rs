@@ -13,10 +13,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{
-    self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
-};
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::classify::{ClassifyError, Inbound};
@@ -37,9 +35,10 @@ pub(crate) fn classify_str(text: &str) -> Inbound {
     match top {
         Top::Single(Ok(message)) => Inbound::Single(message),
         Top::Single(Err(error)) => Inbound::Invalid(error),
-        Top::Batch(items) if items.is_empty() => Inbound::Invalid(
-            ClassifyError::invalid_request("a batch must not be empty", None),
-        ),
+        Top::Batch(items) if items.is_empty() => Inbound::Invalid(ClassifyError::invalid_request(
+            "a batch must not be empty",
+            None,
+        )),
         Top::Batch(items) => Inbound::Batch(items),
         Top::Other(kind) => Inbound::Invalid(ClassifyError::invalid_request(
             format!("expected a message object or a batch array, found {kind}"),
@@ -231,7 +230,9 @@ impl Probe<'_> {
         match self {
             Self::Null => Kind::NULL,
             Self::Bool => Kind::BOOLEAN,
-            Self::Integer(_) | Self::Huge | Self::Float => Kind::NUMBER,
+            Self::Integer(_) | Self::Huge => Kind::NUMBER,
+            // Said plainly, since "found a number" would puzzle where integers are welcome.
+            Self::Float => "a number with a fraction or an exponent",
             Self::Str(_) => Kind::STRING,
             Self::Array => Kind::ARRAY,
             Self::Object => Kind::OBJECT,
@@ -371,11 +372,31 @@ fn read_message<'de, A: MapAccess<'de>>(
     let mut members = Members::default();
     while let Some(member) = map.next_key::<Member>()? {
         match member {
-            Member::Jsonrpc => read_once(&mut map, &mut members.jsonrpc, "jsonrpc", &mut members.duplicate)?,
+            Member::Jsonrpc => read_once(
+                &mut map,
+                &mut members.jsonrpc,
+                "jsonrpc",
+                &mut members.duplicate,
+            )?,
             Member::Id => read_once(&mut map, &mut members.id, "id", &mut members.duplicate)?,
-            Member::Method => read_once(&mut map, &mut members.method, "method", &mut members.duplicate)?,
-            Member::Params => read_once(&mut map, &mut members.params, "params", &mut members.duplicate)?,
-            Member::Result => read_once(&mut map, &mut members.result, "result", &mut members.duplicate)?,
+            Member::Method => read_once(
+                &mut map,
+                &mut members.method,
+                "method",
+                &mut members.duplicate,
+            )?,
+            Member::Params => read_once(
+                &mut map,
+                &mut members.params,
+                "params",
+                &mut members.duplicate,
+            )?,
+            Member::Result => read_once(
+                &mut map,
+                &mut members.result,
+                "result",
+                &mut members.duplicate,
+            )?,
             Member::Error => {
                 if members.error.is_some() {
                     members.duplicate.get_or_insert("error");
@@ -461,7 +482,11 @@ fn classify(members: Members<'_>) -> Result<Message, ClassifyError> {
 
     if let Some(method) = members.method {
         if members.result.is_some() || members.error.is_some() {
-            let other = if members.result.is_some() { "result" } else { "error" };
+            let other = if members.result.is_some() {
+                "result"
+            } else {
+                "error"
+            };
             return Err(invalid(format!(
                 "a message cannot have both \"method\" and \"{other}\""
             )));
@@ -616,6 +641,21 @@ impl<'de> ObjectReader<'de> for ErrorObjectReader {
             message,
             data,
         }))
+    }
+}
+
+/// Reads an `error` object, refusing a malformed one.
+///
+/// `data` is read as [`RawValue`], which only serde_json's deserializers support.
+impl<'de> Deserialize<'de> for ErrorObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match ObjectOr(ErrorObjectReader).deserialize(deserializer)? {
+            Ok(Ok(error)) => Ok(error),
+            Ok(Err(message)) => Err(de::Error::custom(message)),
+            Err(kind) => Err(de::Error::custom(format!(
+                "\"error\" must be an object, found {kind}"
+            ))),
+        }
     }
 }
 

@@ -142,7 +142,10 @@ fn size_hint(message: &Message) -> usize {
         Message::Notification(notification) => {
             ENVELOPE
                 + notification.method.len()
-                + notification.params.as_ref().map_or(0, |raw| raw.get().len())
+                + notification
+                    .params
+                    .as_ref()
+                    .map_or(0, |raw| raw.get().len())
         }
         Message::Response(response) => {
             ENVELOPE + id_len(&response.id) + response.result.get().len()
@@ -237,7 +240,10 @@ fn write_raw(out: &mut impl Sink, raw: &RawValue) {
         out.put(bytes);
         return;
     }
-    for (index, piece) in bytes.split(|&byte| byte == b'\n' || byte == b'\r').enumerate() {
+    for (index, piece) in bytes
+        .split(|&byte| byte == b'\n' || byte == b'\r')
+        .enumerate()
+    {
         if index > 0 {
             out.put(b" ");
         }
@@ -345,7 +351,9 @@ mod tests {
             text(Response::new("x", &[1]).unwrap()),
             r#"{"jsonrpc":"2.0","id":"x","result":[1]}"#
         );
-        let error = ErrorObject::new(ErrorCode(-1), "no").with_data(&"d").unwrap();
+        let error = ErrorObject::new(ErrorCode(-1), "no")
+            .with_data(&"d")
+            .unwrap();
         assert_eq!(
             text(ErrorResponse::new(None, error)),
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"no","data":"d"}}"#
@@ -380,7 +388,10 @@ mod tests {
         };
         let encoded = text(notification);
         assert!(!encoded.contains(['\n', '\r']));
-        assert!(encoded.ends_with(r#""params":{    "a": [ 1] }}"#), "{encoded}");
+        assert!(
+            encoded.ends_with(r#""params":{    "a": [ 1] }}"#),
+            "{encoded}"
+        );
     }
 
     #[test]

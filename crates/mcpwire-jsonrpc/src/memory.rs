@@ -54,9 +54,7 @@ impl Transport for MemoryTransport {
         poll_fn(|cx| outgoing.poll_ready(cx))
             .await
             .map_err(|_| MemoryError::Closed)?;
-        outgoing
-            .start_send(packet)
-            .map_err(|_| MemoryError::Closed)
+        outgoing.start_send(packet).map_err(|_| MemoryError::Closed)
     }
 
     async fn recv(&mut self) -> Option<Result<Inbound, MemoryError>> {

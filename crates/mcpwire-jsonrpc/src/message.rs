@@ -68,7 +68,10 @@ pub struct Notification {
 
 impl Notification {
     /// A notification whose `params` are `params` serialized to JSON.
-    pub fn new(method: impl Into<String>, params: &impl Serialize) -> Result<Self, serde_json::Error> {
+    pub fn new(
+        method: impl Into<String>,
+        params: &impl Serialize,
+    ) -> Result<Self, serde_json::Error> {
         Ok(Self {
             method: method.into(),
             params: Some(to_raw_value(params)?),
@@ -103,7 +106,10 @@ pub struct Response {
 
 impl Response {
     /// A response whose `result` is `result` serialized to JSON.
-    pub fn new(id: impl Into<RequestId>, result: &impl Serialize) -> Result<Self, serde_json::Error> {
+    pub fn new(
+        id: impl Into<RequestId>,
+        result: &impl Serialize,
+    ) -> Result<Self, serde_json::Error> {
         Ok(Self {
             id: id.into(),
             result: to_raw_value(result)?,

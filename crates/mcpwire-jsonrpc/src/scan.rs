@@ -20,7 +20,10 @@ pub(crate) fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
             found |= u8::from(byte == needle);
         }
         if found != 0 {
-            return block.iter().position(|&byte| byte == needle).map(|at| offset + at);
+            return block
+                .iter()
+                .position(|&byte| byte == needle)
+                .map(|at| offset + at);
         }
         offset += BLOCK;
     }

@@ -6,9 +6,7 @@
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
 )]
 
-use mcpwire_jsonrpc::{
-    ClassifyError, ErrorCode, Inbound, Message, Packet, RequestId,
-};
+use mcpwire_jsonrpc::{ClassifyError, ErrorCode, ErrorObject, Inbound, Message, Packet, RequestId};
 
 /// What a single JSON text must classify as.
 #[derive(Debug)]
@@ -39,7 +37,11 @@ fn check(input: &[u8], expected: &Expect) {
     let outcome = Inbound::from_slice(input);
     match (&outcome, expected) {
         (Inbound::Single(Message::Request(request)), Request(id, method)) => {
-            assert_eq!((&request.id, request.method.as_str()), (id, *method), "{shown}");
+            assert_eq!(
+                (&request.id, request.method.as_str()),
+                (id, *method),
+                "{shown}"
+            );
         }
         (Inbound::Single(Message::Notification(notification)), Notification(method)) => {
             assert_eq!(notification.method, *method, "{shown}");
@@ -51,7 +53,11 @@ fn check(input: &[u8], expected: &Expect) {
             assert_eq!((&error.id, error.error.code.0), (id, *code), "{shown}");
         }
         (Inbound::Invalid(error), Invalid(code, id)) => {
-            assert_eq!((error.code(), error.id()), (*code, id.as_ref()), "{shown}: {error}");
+            assert_eq!(
+                (error.code(), error.id()),
+                (*code, id.as_ref()),
+                "{shown}: {error}"
+            );
             assert!(!error.message().is_empty());
         }
         _ => panic!("{shown}: expected {expected:?}, got {outcome:?}"),
@@ -61,25 +67,79 @@ fn check(input: &[u8], expected: &Expect) {
 #[test]
 fn well_formed_messages_classify_by_their_members() {
     let cases: &[(&str, Expect)] = &[
-        (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{}}"#, Request(num(1), "m")),
-        (r#"{"jsonrpc":"2.0","id":"a","method":"m","params":[1]}"#, Request(text("a"), "m")),
-        (r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}"#, Request(num(i64::MIN), "m")),
-        (r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}"#, Request(num(i64::MAX), "m")),
-        (r#"{"jsonrpc":"2.0","id":"","method":""}"#, Request(text(""), "")),
-        (r#"{"method":"tools/call","id":7,"jsonrpc":"2.0"}"#, Request(num(7), "tools/call")),
-        (r#"  {"jsonrpc" : "2.0" , "id" : 1 , "method" : "m"}  "#, Request(num(1), "m")),
-        (r#"{"jsonrpc":"2.0","id":"\u0041","method":"a\nb"}"#, Request(text("A"), "a\nb")),
-        (r#"{"json\u0072pc":"2\u002e0","id":1,"method":"m"}"#, Request(num(1), "m")),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":{"deep":[1,{"x":null}]}}"#, Request(num(1), "m")),
-        (r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Notification("notifications/initialized")),
-        (r#"{"jsonrpc":"2.0","method":"n","params":[]}"#, Notification("n")),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{}}"#,
+            Request(num(1), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"a","method":"m","params":[1]}"#,
+            Request(text("a"), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}"#,
+            Request(num(i64::MIN), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}"#,
+            Request(num(i64::MAX), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"","method":""}"#,
+            Request(text(""), ""),
+        ),
+        (
+            r#"{"method":"tools/call","id":7,"jsonrpc":"2.0"}"#,
+            Request(num(7), "tools/call"),
+        ),
+        (
+            r#"  {"jsonrpc" : "2.0" , "id" : 1 , "method" : "m"}  "#,
+            Request(num(1), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"\u0041","method":"a\nb"}"#,
+            Request(text("A"), "a\nb"),
+        ),
+        (
+            r#"{"json\u0072pc":"2\u002e0","id":1,"method":"m"}"#,
+            Request(num(1), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":{"deep":[1,{"x":null}]}}"#,
+            Request(num(1), "m"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            Notification("notifications/initialized"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"n","params":[]}"#,
+            Notification("n"),
+        ),
         (r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, Response(num(3))),
-        (r#"{"jsonrpc":"2.0","id":"r","result":null}"#, Response(text("r"))),
-        (r#"{"jsonrpc":"2.0","id":3,"result":[1,"two",{"3":4}]}"#, Response(num(3))),
-        (r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no"}}"#, Error(Some(num(4)), -32601)),
-        (r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x","data":{"a":1}}}"#, Error(None, -32700)),
-        (r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}"#, Error(None, -32600)),
-        (r#"{"jsonrpc":"2.0","id":"e","error":{"message":"m","code":7,"other":true}}"#, Error(Some(text("e")), 7)),
+        (
+            r#"{"jsonrpc":"2.0","id":"r","result":null}"#,
+            Response(text("r")),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"result":[1,"two",{"3":4}]}"#,
+            Response(num(3)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no"}}"#,
+            Error(Some(num(4)), -32601),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x","data":{"a":1}}}"#,
+            Error(None, -32700),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}"#,
+            Error(None, -32600),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"e","error":{"message":"m","code":7,"other":true}}"#,
+            Error(Some(text("e")), 7),
+        ),
     ];
     for (input, expected) in cases {
         check(input.as_bytes(), expected);
@@ -121,11 +181,23 @@ fn json_that_is_not_json_rpc_is_an_invalid_request_with_recovered_id() {
         (r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, Some(num(1))),
         (r#"{"jsonrpc":2.0,"id":"s","method":"m"}"#, Some(text("s"))),
         (r#"{"jsonrpc":null,"id":1,"method":"m"}"#, Some(num(1))),
-        (r#"{"method":"m","jsonrpc":"2.00","id":"late"}"#, Some(text("late"))),
+        (
+            r#"{"method":"m","jsonrpc":"2.00","id":"late"}"#,
+            Some(text("late")),
+        ),
         // Which kind of message.
-        (r#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1,"message":"x"}}"#, Some(num(3))),
-        (r#"{"jsonrpc":"2.0","id":3,"method":"m","result":1}"#, Some(num(3))),
-        (r#"{"jsonrpc":"2.0","id":3,"method":"m","error":{"code":1,"message":"x"}}"#, Some(num(3))),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1,"message":"x"}}"#,
+            Some(num(3)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"m","result":1}"#,
+            Some(num(3)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"m","error":{"code":1,"message":"x"}}"#,
+            Some(num(3)),
+        ),
         (r#"{"jsonrpc":"2.0","id":4}"#, Some(num(4))),
         (r#"{"jsonrpc":"2.0"}"#, None),
         (r#"{}"#, None),
@@ -136,39 +208,99 @@ fn json_that_is_not_json_rpc_is_an_invalid_request_with_recovered_id() {
         (r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#, None),
         (r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#, None),
         (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"m"}"#, None),
-        (r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#, None),
+        (
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#,
+            None,
+        ),
         (r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#, None),
         (r#"{"jsonrpc":"2.0","result":{}}"#, None),
         (r#"{"jsonrpc":"2.0","id":null,"result":{}}"#, None),
-        (r#"{"jsonrpc":"2.0","id":false,"error":{"code":1,"message":"x"}}"#, None),
+        (
+            r#"{"jsonrpc":"2.0","id":false,"error":{"code":1,"message":"x"}}"#,
+            None,
+        ),
         // The method member.
         (r#"{"jsonrpc":"2.0","id":5,"method":5}"#, Some(num(5))),
         (r#"{"jsonrpc":"2.0","id":5,"method":null}"#, Some(num(5))),
         (r#"{"jsonrpc":"2.0","method":["m"]}"#, None),
         // The params member.
-        (r#"{"jsonrpc":"2.0","id":6,"method":"m","params":"x"}"#, Some(num(6))),
-        (r#"{"jsonrpc":"2.0","id":6,"method":"m","params":1}"#, Some(num(6))),
-        (r#"{"jsonrpc":"2.0","id":6,"method":"m","params":null}"#, Some(num(6))),
-        (r#"{"jsonrpc":"2.0","id":6,"method":"m","params":true}"#, Some(num(6))),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"m","params":"x"}"#,
+            Some(num(6)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"m","params":1}"#,
+            Some(num(6)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"m","params":null}"#,
+            Some(num(6)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"m","params":true}"#,
+            Some(num(6)),
+        ),
         (r#"{"jsonrpc":"2.0","method":"m","params":-1.5}"#, None),
         // The error member.
         (r#"{"jsonrpc":"2.0","id":8,"error":"boom"}"#, Some(num(8))),
         (r#"{"jsonrpc":"2.0","id":8,"error":[]}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"message":"x"}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"code":1}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"code":"1","message":"x"}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"code":1.5,"message":"x"}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"code":9223372036854775808,"message":"x"}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"code":1,"message":null}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","id":8,"error":{"code":1,"code":2,"message":"x"}}"#, Some(num(8))),
-        (r#"{"jsonrpc":"2.0","error":{"code":1,"message":"x","data":1,"data":2}}"#, None),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"message":"x"}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":1}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":"1","message":"x"}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":1.5,"message":"x"}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":9223372036854775808,"message":"x"}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":1,"message":null}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"error":{"code":1,"code":2,"message":"x"}}"#,
+            Some(num(8)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","error":{"code":1,"message":"x","data":1,"data":2}}"#,
+            None,
+        ),
         // Duplicate members: the first readable id is the one recovered.
-        (r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#, Some(num(1))),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"m","method":"n"}"#, Some(num(1))),
-        (r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"m"}"#, Some(num(1))),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{},"params":{}}"#, Some(num(1))),
-        (r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#, Some(num(1))),
-        (r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"},"error":{"code":1,"message":"x"}}"#, Some(num(1))),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+            Some(num(1)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","method":"n"}"#,
+            Some(num(1)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"m"}"#,
+            Some(num(1)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{},"params":{}}"#,
+            Some(num(1)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#,
+            Some(num(1)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"},"error":{"code":1,"message":"x"}}"#,
+            Some(num(1)),
+        ),
         // Not an object or array at the top.
         (r#"1"#, None),
         (r#""{}""#, None),
@@ -222,7 +354,11 @@ fn batch_of_scalars_yields_one_error_per_element() {
         panic!("expected a batch");
     };
     assert_eq!(items.len(), 3);
-    assert!(items.iter().all(|item| matches!(item, Err(error) if error.code() == INVALID)));
+    assert!(
+        items
+            .iter()
+            .all(|item| matches!(item, Err(error) if error.code() == INVALID))
+    );
 }
 
 #[test]
@@ -265,8 +401,8 @@ fn payloads_are_kept_as_their_exact_raw_text() {
 
 #[test]
 fn classify_error_answers_with_its_code_message_and_id() {
-    let error = Message::from_slice(br#"{"jsonrpc":"2.0","id":"q","method":"m","params":3}"#)
-        .unwrap_err();
+    let error =
+        Message::from_slice(br#"{"jsonrpc":"2.0","id":"q","method":"m","params":3}"#).unwrap_err();
     let answer = Message::from(error.to_error_response());
     assert_eq!(
         String::from_utf8(answer.to_vec()).unwrap(),
@@ -274,21 +410,46 @@ fn classify_error_answers_with_its_code_message_and_id() {
     );
     let parse = Message::from_slice(b"{").unwrap_err();
     let answer = Message::from(mcpwire_jsonrpc::ErrorResponse::from(parse));
-    assert!(answer.to_vec().starts_with(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"#));
+    assert!(
+        answer
+            .to_vec()
+            .starts_with(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"#)
+    );
 }
 
 #[test]
 fn error_messages_name_the_offending_member() {
     let cases: &[(&str, &str)] = &[
         (r#"{"id":1,"method":"m"}"#, "missing member \"jsonrpc\""),
-        (r#"{"jsonrpc":"1.0","method":"m"}"#, "\"jsonrpc\" must be \"2.0\", found \"1.0\""),
-        (r#"{"jsonrpc":"2.0","id":1,"id":1,"method":"m"}"#, "duplicate member \"id\""),
-        (r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, "a request \"id\" must not be null"),
-        (r#"{"jsonrpc":"2.0","id":[],"method":"m"}"#, "\"id\" must be a string or an integer, found an array"),
-        (r#"{"jsonrpc":"2.0","method":{}}"#, "\"method\" must be a string, found an object"),
-        (r#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#, "\"error\" must have a \"message\""),
+        (
+            r#"{"jsonrpc":"1.0","method":"m"}"#,
+            "\"jsonrpc\" must be \"2.0\", found \"1.0\"",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":1,"method":"m"}"#,
+            "duplicate member \"id\"",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+            "a request \"id\" must not be null",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":[],"method":"m"}"#,
+            "\"id\" must be a string or an integer, found an array",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":{}}"#,
+            "\"method\" must be a string, found an object",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#,
+            "\"error\" must have a \"message\"",
+        ),
         (r#"[]"#, "a batch must not be empty"),
-        (r#"7"#, "expected a message object or a batch array, found a number"),
+        (
+            r#"7"#,
+            "expected a message object or a batch array, found a number",
+        ),
     ];
     for (input, message) in cases {
         let error = Message::from_slice(input.as_bytes()).unwrap_err();
@@ -316,16 +477,28 @@ fn deep_nesting_never_overflows_the_stack() {
     // Nesting inside members that are read is an invalid request.
     for (input, id) in [
         (wrap(r#"{"jsonrpc":"2.0","id":"#, r#","method":"m"}"#), None),
-        (wrap(r#"{"jsonrpc":"2.0","id":1,"method":"#, "}"), Some(num(1))),
-        (wrap(r#"{"jsonrpc":"2.0","id":1,"error":"#, "}"), Some(num(1))),
-        (wrap(r#"{"jsonrpc":"#, r#","id":1,"method":"m"}"#), Some(num(1))),
+        (
+            wrap(r#"{"jsonrpc":"2.0","id":1,"method":"#, "}"),
+            Some(num(1)),
+        ),
+        (
+            wrap(r#"{"jsonrpc":"2.0","id":1,"error":"#, "}"),
+            Some(num(1)),
+        ),
+        (
+            wrap(r#"{"jsonrpc":"#, r#","id":1,"method":"m"}"#),
+            Some(num(1)),
+        ),
     ] {
         check(&input, &Invalid(INVALID, id));
     }
 
     // Unterminated nesting is not JSON.
     check(open.as_bytes(), &Invalid(PARSE, None));
-    check(&wrap(r#"{"jsonrpc":"2.0","method":"m","params":"#, ""), &Invalid(PARSE, None));
+    check(
+        &wrap(r#"{"jsonrpc":"2.0","method":"m","params":"#, ""),
+        &Invalid(PARSE, None),
+    );
 
     // Nesting inside payloads is kept raw; parsing it later fails cleanly.
     let input = wrap(r#"{"jsonrpc":"2.0","method":"m","params":"#, "}");
@@ -336,6 +509,30 @@ fn deep_nesting_never_overflows_the_stack() {
     assert!(serde_json::from_str::<serde_json::Value>(params.get()).is_err());
     let input = wrap(r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":"#, "}");
     check(&input, &Request(num(1), "m"));
+}
+
+#[test]
+fn fractional_numbers_are_named_as_such() {
+    let error = Message::from_slice(br#"{"jsonrpc":"2.0","id":1e3,"method":"m"}"#).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "\"id\" must be a string or an integer, found a number with a fraction or an exponent"
+    );
+}
+
+#[test]
+fn error_object_deserializes_strictly() {
+    let error: ErrorObject =
+        serde_json::from_str(r#"{"code":-32601,"message":"no","data":[1]}"#).unwrap();
+    assert_eq!(
+        error,
+        ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "no")
+            .with_data(&[1])
+            .unwrap()
+    );
+    for bad in [r#"{"code":"1","message":"m"}"#, r#"{"code":1}"#, r#"[]"#] {
+        assert!(serde_json::from_str::<ErrorObject>(bad).is_err(), "{bad}");
+    }
 }
 
 #[test]

@@ -30,7 +30,10 @@ impl From<Option<Result<Inbound, LineError>>> for Seen {
 }
 
 /// Feeds `chunks` one after another, decoding after each, then ends the stream.
-fn decode_chunks<'a>(codec: &mut LineCodec, chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<Seen> {
+fn decode_chunks<'a>(
+    codec: &mut LineCodec,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+) -> Vec<Seen> {
     let mut buf = BytesMut::new();
     let mut seen = Vec::new();
     for chunk in chunks {
@@ -51,8 +54,12 @@ fn single(message: impl Into<Message>) -> Seen {
 }
 
 fn request(id: i64) -> Request {
-    Request::new(id, "tools/call", &serde_json::json!({"name": "echo", "arguments": {"x": [1, 2]}}))
-        .unwrap()
+    Request::new(
+        id,
+        "tools/call",
+        &serde_json::json!({"name": "echo", "arguments": {"x": [1, 2]}}),
+    )
+    .unwrap()
 }
 
 /// A stream exercising every framing case at once, and what it decodes to.
@@ -98,7 +105,10 @@ impl IntoLine for Request {
 #[test]
 fn mixed_stream_decodes_line_by_line() {
     let (stream, expected) = mixed_stream();
-    assert_eq!(decode_chunks(&mut LineCodec::new(), [&stream[..]]), expected);
+    assert_eq!(
+        decode_chunks(&mut LineCodec::new(), [&stream[..]]),
+        expected
+    );
 }
 
 #[test]
@@ -136,7 +146,11 @@ fn long_line_across_many_reads_is_dropped_with_one_error_and_not_buffered() {
         while let Some(outcome) = codec.decode(&mut buf) {
             seen.push(Seen::from(Some(outcome)));
         }
-        assert!(buf.len() <= limit + 1 + chunk.len(), "buffered {}", buf.len());
+        assert!(
+            buf.len() <= limit + 1 + chunk.len(),
+            "buffered {}",
+            buf.len()
+        );
     }
     buf.extend_from_slice(b"xx\n{\"jsonrpc\":\"2.0\",\"method\":\"after\"}\n");
     while let Some(outcome) = codec.decode(&mut buf) {
@@ -155,9 +169,15 @@ fn long_line_across_many_reads_is_dropped_with_one_error_and_not_buffered() {
 #[test]
 fn long_line_arriving_whole_is_dropped_and_the_next_line_decodes() {
     let limit = 40;
-    let long = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}\n", "m".repeat(limit));
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}\n",
+        "m".repeat(limit)
+    );
     let input = format!("{long}{{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}}\n");
-    let seen = decode_chunks(&mut LineCodec::with_max_line_length(limit), [input.as_bytes()]);
+    let seen = decode_chunks(
+        &mut LineCodec::with_max_line_length(limit),
+        [input.as_bytes()],
+    );
     assert_eq!(
         seen,
         vec![
@@ -174,24 +194,45 @@ fn line_of_exactly_the_limit_is_accepted_with_either_line_ending() {
         let input = [&line[..], ending].concat();
         for split in 0..=input.len() {
             let (head, tail) = input.split_at(split);
-            let seen = decode_chunks(&mut LineCodec::with_max_line_length(line.len()), [head, tail]);
-            assert_eq!(seen, vec![single(Notification::without_params("exact"))], "split {split}");
+            let seen = decode_chunks(
+                &mut LineCodec::with_max_line_length(line.len()),
+                [head, tail],
+            );
+            assert_eq!(
+                seen,
+                vec![single(Notification::without_params("exact"))],
+                "split {split}"
+            );
         }
-        let seen = decode_chunks(&mut LineCodec::with_max_line_length(line.len() - 1), [&input[..]]);
-        assert_eq!(seen, vec![Seen::Line(LineError::TooLong { limit: line.len() - 1 })]);
+        let seen = decode_chunks(
+            &mut LineCodec::with_max_line_length(line.len() - 1),
+            [&input[..]],
+        );
+        assert_eq!(
+            seen,
+            vec![Seen::Line(LineError::TooLong {
+                limit: line.len() - 1
+            })]
+        );
     }
 }
 
 #[test]
 fn long_blank_line_is_refused_whether_it_arrives_whole_or_in_pieces() {
-    let input = format!("{}\n{{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}}\n", " ".repeat(100));
+    let input = format!(
+        "{}\n{{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}}\n",
+        " ".repeat(100)
+    );
     let expected = vec![
         Seen::Line(LineError::TooLong { limit: 40 }),
         single(Notification::without_params("ok")),
     ];
     let whole = decode_chunks(&mut LineCodec::with_max_line_length(40), [input.as_bytes()]);
     assert_eq!(whole, expected);
-    let pieces = decode_chunks(&mut LineCodec::with_max_line_length(40), input.as_bytes().chunks(3));
+    let pieces = decode_chunks(
+        &mut LineCodec::with_max_line_length(40),
+        input.as_bytes().chunks(3),
+    );
     assert_eq!(pieces, expected);
 }
 
@@ -210,7 +251,8 @@ fn bad_utf8_line_is_an_error_for_that_line_only() {
 
 #[test]
 fn invalid_message_line_is_answerable_and_decoding_goes_on() {
-    let input = b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":1}\n{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}\n";
+    let input =
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":1}\n{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}\n";
     let seen = decode_chunks(&mut LineCodec::new(), [&input[..]]);
     let [Seen::Inbound(Inbound::Invalid(error)), next] = &seen[..] else {
         panic!("unexpected {seen:?}");
@@ -222,7 +264,10 @@ fn invalid_message_line_is_answerable_and_decoding_goes_on() {
 
 #[test]
 fn eof_decodes_a_final_unterminated_line_but_not_a_discarded_one() {
-    let seen = decode_chunks(&mut LineCodec::new(), [&b"{\"jsonrpc\":\"2.0\",\"method\":\"end\"}\r"[..]]);
+    let seen = decode_chunks(
+        &mut LineCodec::new(),
+        [&b"{\"jsonrpc\":\"2.0\",\"method\":\"end\"}\r"[..]],
+    );
     assert_eq!(seen, vec![single(Notification::without_params("end"))]);
 
     let mut codec = LineCodec::with_max_line_length(8);
@@ -239,7 +284,10 @@ fn eof_decodes_a_final_unterminated_line_but_not_a_discarded_one() {
 fn encode_writes_one_line_that_decodes_back() {
     let codec = LineCodec::new();
     let mut buf = BytesMut::new();
-    let packet = Packet::Batch(vec![request(1).into(), Notification::without_params("n").into()]);
+    let packet = Packet::Batch(vec![
+        request(1).into(),
+        Notification::without_params("n").into(),
+    ]);
     codec.encode(&packet, &mut buf);
     let message = Message::from(Response::new(1, &"multi\nline\r\ntext").unwrap());
     codec.encode_message(&message, &mut buf);

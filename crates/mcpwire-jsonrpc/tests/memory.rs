@@ -53,13 +53,18 @@ fn packets_arrive_in_order_in_both_directions() {
         for n in 0..5 {
             left.send(note(n)).await.unwrap();
         }
-        right.send(Packet::from(Request::without_params(1, "r"))).await.unwrap();
+        right
+            .send(Packet::from(Request::without_params(1, "r")))
+            .await
+            .unwrap();
         for n in 0..5 {
             assert_eq!(recv_packet(&mut right).await, Some(note(n)));
         }
         assert_eq!(
             left.recv().await,
-            Some(Ok(Inbound::from(Packet::from(Request::without_params(1, "r")))))
+            Some(Ok(Inbound::from(Packet::from(Request::without_params(
+                1, "r"
+            )))))
         );
     });
 }
@@ -70,7 +75,10 @@ fn full_channel_makes_send_wait_until_the_peer_receives() {
     // One slot for the buffer and one for the sender.
     assert!(left.send(note(0)).now_or_never().is_some());
     assert!(left.send(note(1)).now_or_never().is_some());
-    assert!(left.send(note(2)).now_or_never().is_none(), "third send must wait");
+    assert!(
+        left.send(note(2)).now_or_never().is_none(),
+        "third send must wait"
+    );
     assert_eq!(block_on(recv_packet(&mut right)), Some(note(0)));
     assert!(left.send(note(2)).now_or_never().is_some());
 }

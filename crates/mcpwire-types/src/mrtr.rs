@@ -18,9 +18,19 @@ use crate::{
 /// `{ "method": ..., "params": ... }` without a JSON-RPC id.
 ///
 /// Read by `method`; a method this model does not know is kept as
-/// [`InputRequest::Other`] so that the rest of the result can still be read.
+/// [`InputRequestKind::Other`] so that the rest of the result can still be
+/// read. Other keys beside `method` and `params` are kept in `extra`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum InputRequest {
+pub struct InputRequest {
+    /// What is asked, by method.
+    pub kind: InputRequestKind,
+    /// Keys beside `method` and `params` that this model does not name.
+    pub extra: Extra,
+}
+
+/// The method and params of an [`InputRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputRequestKind {
     /// `sampling/createMessage`.
     CreateMessage(CreateMessageRequestParams),
     /// `roots/list` (its params are optional and carry only `_meta`).
@@ -36,6 +46,15 @@ pub enum InputRequest {
     },
 }
 
+impl From<InputRequestKind> for InputRequest {
+    fn from(kind: InputRequestKind) -> Self {
+        Self {
+            kind,
+            extra: Extra::new(),
+        }
+    }
+}
+
 impl InputRequest {
     /// The method name of `sampling/createMessage`.
     pub const CREATE_MESSAGE: &'static str = "sampling/createMessage";
@@ -46,26 +65,28 @@ impl InputRequest {
 
     /// The request's method name.
     pub fn method(&self) -> &str {
-        match self {
-            Self::CreateMessage(_) => Self::CREATE_MESSAGE,
-            Self::ListRoots(_) => Self::LIST_ROOTS,
-            Self::Elicit(_) => Self::ELICIT,
-            Self::Other { method, .. } => method,
+        match &self.kind {
+            InputRequestKind::CreateMessage(_) => Self::CREATE_MESSAGE,
+            InputRequestKind::ListRoots(_) => Self::LIST_ROOTS,
+            InputRequestKind::Elicit(_) => Self::ELICIT,
+            InputRequestKind::Other { method, .. } => method,
         }
     }
 
     /// Reads `response` as the result type of this request's method, so
     /// that a server need not guess the shape of an answer.
     pub fn read_response(&self, response: &Value) -> Result<InputResponse, serde_json::Error> {
-        match self {
-            Self::CreateMessage(_) => {
+        match &self.kind {
+            InputRequestKind::CreateMessage(_) => {
                 CreateMessageResult::deserialize(response).map(InputResponse::CreateMessage)
             }
-            Self::ListRoots(_) => {
+            InputRequestKind::ListRoots(_) => {
                 ListRootsResult::deserialize(response).map(InputResponse::ListRoots)
             }
-            Self::Elicit(_) => ElicitResult::deserialize(response).map(InputResponse::Elicit),
-            Self::Other { .. } => Map::deserialize(response).map(InputResponse::Other),
+            InputRequestKind::Elicit(_) => {
+                ElicitResult::deserialize(response).map(InputResponse::Elicit)
+            }
+            InputRequestKind::Other { .. } => Map::deserialize(response).map(InputResponse::Other),
         }
     }
 }
@@ -73,16 +94,21 @@ impl InputRequest {
 impl Serialize for InputRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
+        for (key, value) in &self.extra {
+            if key != "method" && key != "params" {
+                map.serialize_entry(key, value)?;
+            }
+        }
         map.serialize_entry("method", self.method())?;
-        match self {
-            Self::CreateMessage(params) => map.serialize_entry("params", params)?,
-            Self::ListRoots(Some(params)) => map.serialize_entry("params", params)?,
-            Self::Elicit(params) => map.serialize_entry("params", params)?,
-            Self::Other {
+        match &self.kind {
+            InputRequestKind::CreateMessage(params) => map.serialize_entry("params", params)?,
+            InputRequestKind::ListRoots(Some(params)) => map.serialize_entry("params", params)?,
+            InputRequestKind::Elicit(params) => map.serialize_entry("params", params)?,
+            InputRequestKind::Other {
                 params: Some(params),
                 ..
             } => map.serialize_entry("params", params)?,
-            Self::ListRoots(None) | Self::Other { params: None, .. } => {}
+            InputRequestKind::ListRoots(None) | InputRequestKind::Other { params: None, .. } => {}
         }
         map.end()
     }
@@ -97,36 +123,43 @@ impl<'de> Deserialize<'de> for InputRequest {
             method: String,
             #[serde(default)]
             params: Option<Value>,
+            #[serde(flatten)]
+            extra: Extra,
         }
-        let Raw { method, params } = Raw::deserialize(deserializer)?;
+        let Raw {
+            method,
+            params,
+            extra,
+        } = Raw::deserialize(deserializer)?;
         let required =
             |params: Option<Value>| params.ok_or_else(|| D::Error::missing_field("params"));
-        Ok(match method.as_str() {
-            Self::CREATE_MESSAGE => Self::CreateMessage(
+        let kind = match method.as_str() {
+            Self::CREATE_MESSAGE => InputRequestKind::CreateMessage(
                 CreateMessageRequestParams::deserialize(required(params)?)
                     .map_err(D::Error::custom)?,
             ),
-            Self::ELICIT => Self::Elicit(
+            Self::ELICIT => InputRequestKind::Elicit(
                 ElicitRequestParams::deserialize(required(params)?).map_err(D::Error::custom)?,
             ),
-            Self::LIST_ROOTS => Self::ListRoots(
+            Self::LIST_ROOTS => InputRequestKind::ListRoots(
                 params
                     .map(RequestParams::deserialize)
                     .transpose()
                     .map_err(D::Error::custom)?,
             ),
-            _ => Self::Other { method, params },
-        })
+            _ => InputRequestKind::Other { method, params },
+        };
+        Ok(Self { kind, extra })
     }
 }
 
 impl ForRevision for InputRequest {
     fn fit_to(&mut self, version: ProtocolVersion) {
-        match self {
-            Self::CreateMessage(params) => params.fit_to(version),
-            Self::ListRoots(params) => params.fit_to(version),
-            Self::Elicit(params) => params.fit_to(version),
-            Self::Other { .. } => {}
+        match &mut self.kind {
+            InputRequestKind::CreateMessage(params) => params.fit_to(version),
+            InputRequestKind::ListRoots(params) => params.fit_to(version),
+            InputRequestKind::Elicit(params) => params.fit_to(version),
+            InputRequestKind::Other { .. } => {}
         }
     }
 }
@@ -383,12 +416,12 @@ mod tests {
         let parsed: InputRequiredResult = serde_json::from_value(result).unwrap();
         let requests = parsed.input_requests.unwrap();
         assert!(matches!(
-            requests.get("github_login"),
-            Some(InputRequest::Elicit(_))
+            requests.get("github_login").map(|r| &r.kind),
+            Some(InputRequestKind::Elicit(_))
         ));
         assert!(matches!(
-            requests.get("capital_of_france"),
-            Some(InputRequest::CreateMessage(_))
+            requests.get("capital_of_france").map(|r| &r.kind),
+            Some(InputRequestKind::CreateMessage(_))
         ));
 
         let state_only = json!({ "resultType": "input_required", "requestState": "eyJw" });
@@ -438,7 +471,7 @@ mod tests {
 
     #[test]
     fn responses_are_read_by_the_request_they_answer() {
-        let request = InputRequest::ListRoots(None);
+        let request = InputRequest::from(InputRequestKind::ListRoots(None));
         let answer = request.read_response(&json!({ "roots": [] })).unwrap();
         assert_eq!(answer, InputResponse::ListRoots(ListRootsResult::default()));
         assert!(
@@ -455,7 +488,7 @@ mod tests {
         let mut params = CreateMessageRequestParams::new(vec![], 10);
         params.meta = Some(Meta::new());
         let mut requests = InputRequests::new();
-        requests.insert("s", InputRequest::CreateMessage(params));
+        requests.insert("s", InputRequestKind::CreateMessage(params).into());
         let result = fitted(
             InputRequiredResult::new(requests),
             ProtocolVersion::V2026_07_28,
