@@ -101,9 +101,9 @@ impl LineCodec {
     /// Takes the next complete line from `buf` and classifies it.
     ///
     /// Returns `None` when `buf` holds no complete line yet (append more
-    /// bytes and call again). Consumed bytes are removed from `buf`; a
-    /// partial line stays in it, except the part of an over-long line, which
-    /// is dropped.
+    /// bytes to the same buffer and call again). Consumed bytes are removed
+    /// from `buf`; a partial line stays in it, except the part of an
+    /// over-long line, which is dropped.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Option<Result<Inbound, LineError>> {
         loop {
             if self.discarding {
@@ -115,6 +115,11 @@ impl LineCodec {
                 self.discarding = false;
             }
 
+            // Clamped, so that a caller who swapped in a shorter buffer gets
+            // a rescan rather than a panic.
+            if self.searched > buf.len() {
+                self.searched = 0;
+            }
             let Some(newline) = find_byte(&buf[self.searched..], b'\n') else {
                 // A carriage return may still turn out to be part of the line
                 // ending, hence the one byte of slack.

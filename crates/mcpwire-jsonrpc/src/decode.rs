@@ -370,43 +370,31 @@ fn read_message<'de, A: MapAccess<'de>>(
     mut map: A,
 ) -> Result<Result<Message, ClassifyError>, A::Error> {
     let mut members = Members::default();
+    let Members {
+        jsonrpc,
+        id,
+        method,
+        params,
+        result,
+        error,
+        duplicate,
+    } = &mut members;
     while let Some(member) = map.next_key::<Member>()? {
         match member {
-            Member::Jsonrpc => read_once(
-                &mut map,
-                &mut members.jsonrpc,
-                "jsonrpc",
-                &mut members.duplicate,
-            )?,
-            Member::Id => read_once(&mut map, &mut members.id, "id", &mut members.duplicate)?,
-            Member::Method => read_once(
-                &mut map,
-                &mut members.method,
-                "method",
-                &mut members.duplicate,
-            )?,
-            Member::Params => read_once(
-                &mut map,
-                &mut members.params,
-                "params",
-                &mut members.duplicate,
-            )?,
-            Member::Result => read_once(
-                &mut map,
-                &mut members.result,
-                "result",
-                &mut members.duplicate,
-            )?,
+            Member::Jsonrpc => read_once(&mut map, jsonrpc, "jsonrpc", duplicate)?,
+            Member::Id => read_once(&mut map, id, "id", duplicate)?,
+            Member::Method => read_once(&mut map, method, "method", duplicate)?,
+            Member::Params => read_once(&mut map, params, "params", duplicate)?,
+            Member::Result => read_once(&mut map, result, "result", duplicate)?,
+            Member::Error if error.is_some() => {
+                duplicate.get_or_insert("error");
+                map.next_value::<IgnoredAny>()?;
+            }
             Member::Error => {
-                if members.error.is_some() {
-                    members.duplicate.get_or_insert("error");
-                    map.next_value::<IgnoredAny>()?;
-                } else {
-                    let error = map.next_value_seed(ObjectOr(ErrorObjectReader))?;
-                    members.error = Some(error.unwrap_or_else(|kind| {
-                        Err(format!("\"error\" must be an object, found {kind}"))
-                    }));
-                }
+                let found = map.next_value_seed(ObjectOr(ErrorObjectReader))?;
+                *error = Some(found.unwrap_or_else(|kind| {
+                    Err(format!("\"error\" must be an object, found {kind}"))
+                }));
             }
             Member::Other => {
                 map.next_value::<IgnoredAny>()?;
@@ -452,103 +440,109 @@ fn found_id(probe: Probe<'_>) -> FoundId {
     }
 }
 
-/// Decides what a message object is, or why it is none.
-fn classify(members: Members<'_>) -> Result<Message, ClassifyError> {
-    let id = members.id.map(found_id);
-    let recovered = match &id {
+/// An invalid request error naming the id, if the id was readable.
+fn invalid(message: String, id: Option<&FoundId>) -> ClassifyError {
+    let recovered = match id {
         Some(FoundId::Valid(id)) => Some(id.clone()),
         _ => None,
     };
-    let invalid = |message: String| ClassifyError::invalid_request(message, recovered.clone());
+    ClassifyError::invalid_request(message, recovered)
+}
+
+/// Decides what a message object is, or why it is none.
+///
+/// Checks run in a fixed order (duplicates, version, then the shape), so
+/// that a message with several faults always reports the same one.
+fn classify(members: Members<'_>) -> Result<Message, ClassifyError> {
+    let id = members.id.map(found_id);
+    let fail = |message: String| Err(invalid(message, id.as_ref()));
 
     if let Some(name) = members.duplicate {
-        return Err(invalid(format!("duplicate member \"{name}\"")));
+        return fail(format!("duplicate member \"{name}\""));
     }
     match members.jsonrpc {
         Some(Probe::Str(version)) if version == "2.0" => {}
         Some(Probe::Str(version)) => {
-            return Err(invalid(format!(
-                "\"jsonrpc\" must be \"2.0\", found {version:?}"
-            )));
+            return fail(format!("\"jsonrpc\" must be \"2.0\", found {version:?}"));
         }
         Some(other) => {
-            return Err(invalid(format!(
+            return fail(format!(
                 "\"jsonrpc\" must be \"2.0\", found {}",
                 other.kind()
-            )));
+            ));
         }
-        None => return Err(invalid("missing member \"jsonrpc\"".to_owned())),
+        None => return fail("missing member \"jsonrpc\"".to_owned()),
     }
 
     if let Some(method) = members.method {
-        if members.result.is_some() || members.error.is_some() {
-            let other = if members.result.is_some() {
-                "result"
-            } else {
-                "error"
-            };
-            return Err(invalid(format!(
+        let answer_member = match (&members.result, &members.error) {
+            (Some(_), _) => Some("result"),
+            (None, Some(_)) => Some("error"),
+            (None, None) => None,
+        };
+        if let Some(other) = answer_member {
+            return fail(format!(
                 "a message cannot have both \"method\" and \"{other}\""
-            )));
+            ));
         }
         let Probe::Str(method) = method else {
-            return Err(invalid(format!(
+            return fail(format!(
                 "\"method\" must be a string, found {}",
                 method.kind()
-            )));
+            ));
         };
         if let Some(params) = &members.params {
             let kind = Kind::of_raw(params);
             if kind != Kind::OBJECT && kind != Kind::ARRAY {
-                return Err(invalid(format!(
+                return fail(format!(
                     "\"params\" must be an object or an array, found {kind}"
-                )));
+                ));
             }
         }
         let method = method.into_owned();
+        let params = members.params;
+        // From here on no arm has a readable id to recover.
         return match id {
-            None => Ok(Message::Notification(Notification {
-                method,
-                params: members.params,
-            })),
-            Some(FoundId::Valid(id)) => Ok(Message::Request(Request {
-                id,
-                method,
-                params: members.params,
-            })),
-            Some(FoundId::Null) => Err(invalid("a request \"id\" must not be null".to_owned())),
-            Some(FoundId::Invalid(message)) => Err(invalid(message)),
+            None => Ok(Message::Notification(Notification { method, params })),
+            Some(FoundId::Valid(id)) => Ok(Message::Request(Request { id, method, params })),
+            Some(FoundId::Null) => Err(invalid(
+                "a request \"id\" must not be null".to_owned(),
+                None,
+            )),
+            Some(FoundId::Invalid(message)) => Err(invalid(message, None)),
         };
     }
 
     match (members.result, members.error) {
-        (Some(_), Some(_)) => Err(invalid(
-            "a response cannot have both \"result\" and \"error\"".to_owned(),
-        )),
+        (Some(_), Some(_)) => {
+            fail("a response cannot have both \"result\" and \"error\"".to_owned())
+        }
         (Some(result), None) => match id {
             Some(FoundId::Valid(id)) => Ok(Message::Response(Response { id, result })),
             Some(FoundId::Null) => Err(invalid(
                 "a success response \"id\" must not be null".to_owned(),
+                None,
             )),
-            Some(FoundId::Invalid(message)) => Err(invalid(message)),
-            None => Err(invalid("a success response must have an \"id\"".to_owned())),
+            Some(FoundId::Invalid(message)) => Err(invalid(message, None)),
+            None => Err(invalid(
+                "a success response must have an \"id\"".to_owned(),
+                None,
+            )),
         },
-        (None, Some(error)) => {
-            let error = error.map_err(&invalid)?;
-            match id {
-                Some(FoundId::Valid(id)) => Ok(Message::Error(ErrorResponse {
-                    id: Some(id),
-                    error,
-                })),
-                // An error response names no id when the request's was unreadable.
-                Some(FoundId::Null) | None => Ok(Message::Error(ErrorResponse { id: None, error })),
-                Some(FoundId::Invalid(message)) => Err(invalid(message)),
-            }
-        }
-        (None, None) => Err(invalid(
+        (None, Some(Err(message))) => fail(message),
+        (None, Some(Ok(error))) => match id {
+            Some(FoundId::Valid(id)) => Ok(Message::Error(ErrorResponse {
+                id: Some(id),
+                error,
+            })),
+            // An error response names no id when the request's was unreadable.
+            Some(FoundId::Null) | None => Ok(Message::Error(ErrorResponse { id: None, error })),
+            Some(FoundId::Invalid(message)) => Err(invalid(message, None)),
+        },
+        (None, None) => fail(
             "not a request, notification or response: no \"method\", \"result\" or \"error\""
                 .to_owned(),
-        )),
+        ),
     }
 }
 

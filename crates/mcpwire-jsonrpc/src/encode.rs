@@ -1,10 +1,11 @@
 //! Writing messages as compact JSON: a direct byte writer and `Serialize`.
 //!
 //! The byte writer is what the codec and `to_vec` use. It cannot fail, it
-//! copies raw JSON verbatim, and it never emits a line break, so its output
-//! is always one line. The `Serialize` impls produce the same bytes through
-//! serde_json (a test holds the two to that) for callers that embed messages
-//! in their own serde output.
+//! copies raw JSON verbatim except for line breaks between tokens (which
+//! become spaces), so its output is always one line. The `Serialize` impls
+//! produce the same bytes through serde_json (a property test holds the two
+//! to that) for callers that embed messages in their own serde output; they
+//! copy raw JSON exactly as it is, line breaks included.
 
 use bytes::BytesMut;
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};

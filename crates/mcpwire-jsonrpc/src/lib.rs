@@ -13,8 +13,9 @@
 //!   ([`RawValue`]) so that no JSON tree of a payload is ever built, and a
 //!   precise [`ClassifyError`] (code -32700 or -32600, a sentence, and the
 //!   id when it could be read) for anything that is not a valid message;
-//! * compact encoding (`to_vec`, `Serialize`) that always writes
-//!   `"jsonrpc":"2.0"` first and never emits a line break;
+//! * compact encoding (`to_vec`, and `Serialize` for embedding in other
+//!   serde output) that always writes `"jsonrpc":"2.0"` first, and whose
+//!   `to_vec` form never holds a line break;
 //! * [`LineCodec`], the newline-delimited framing of the stdio transport,
 //!   over `bytes::BytesMut` with a bounded line length;
 //! * the message-level [`Transport`] trait and an in-memory pair

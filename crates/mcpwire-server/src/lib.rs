@@ -1,0 +1,1 @@
+//! The MCP server runtime.
