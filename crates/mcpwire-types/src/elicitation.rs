@@ -46,6 +46,14 @@ pub enum ElicitRequestParams {
 }
 
 impl ElicitRequestParams {
+    /// The `_meta` of whichever mode this is.
+    pub fn meta(&self) -> Option<&Meta> {
+        match self {
+            Self::Form(form) => form.meta.as_ref(),
+            Self::Url(url) => url.meta.as_ref(),
+        }
+    }
+
     /// A form request showing `message` and asking for `schema`.
     pub fn form(message: impl Into<String>, schema: RequestedSchema) -> Self {
         Self::Form(ElicitRequestFormParams::new(message, schema))

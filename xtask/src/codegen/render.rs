@@ -313,7 +313,9 @@ fn routing_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec]
     for variants in groups.values() {
         let _ = writeln!(out, "{} => encode(value),", or_pattern(variants));
     }
-    out.push_str("}\n}\n}\n\n");
+    out.push_str("}\n}\n\n");
+    meta_accessor(out, &groups);
+    out.push_str("}\n\n");
 
     let _ = writeln!(
         out,
@@ -449,4 +451,26 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
         let _ = writeln!(out, "{} => value.fit_to(version),", or_pattern(variants));
     }
     out.push_str("}\n}\n}\n\n");
+}
+
+/// Params types that are unions and reach their `_meta` through an inherent
+/// `meta()` method instead of a field.
+const META_BY_METHOD: &[&str] = &["ElicitRequestParams"];
+
+/// Writes `meta()`, which reaches the `_meta` every params type carries, so
+/// that an engine can read a progress token or the per-request fields of
+/// 2026-07-28 without knowing the variant.
+fn meta_accessor(out: &mut String, groups: &BTreeMap<&str, Vec<&str>>) {
+    out.push_str(
+        "/// The `_meta` of the params, if any.\npub fn meta(&self) -> Option<&crate::Meta> {\nmatch self {\n",
+    );
+    for (rust_type, variants) in groups {
+        let access = if META_BY_METHOD.contains(rust_type) {
+            "value.meta()"
+        } else {
+            "value.meta.as_ref()"
+        };
+        let _ = writeln!(out, "{} => {access},", or_pattern(variants));
+    }
+    out.push_str("}\n}\n");
 }

@@ -82,6 +82,16 @@ impl ClientNotification {
             Self::TaskStatus(value) => encode(value),
         }
     }
+
+    /// The `_meta` of the params, if any.
+    pub fn meta(&self) -> Option<&crate::Meta> {
+        match self {
+            Self::Cancelled(value) => value.meta.as_ref(),
+            Self::Initialized(value) | Self::RootsListChanged(value) => value.meta.as_ref(),
+            Self::Progress(value) => value.meta.as_ref(),
+            Self::TaskStatus(value) => value.meta.as_ref(),
+        }
+    }
 }
 
 impl ForRevision for ClientNotification {
@@ -214,6 +224,22 @@ impl ServerNotification {
             Self::ResourceUpdated(value) => encode(value),
             Self::SubscriptionsAcknowledged(value) => encode(value),
             Self::TaskStatus(value) => encode(value),
+        }
+    }
+
+    /// The `_meta` of the params, if any.
+    pub fn meta(&self) -> Option<&crate::Meta> {
+        match self {
+            Self::Cancelled(value) => value.meta.as_ref(),
+            Self::ElicitationComplete(value) => value.meta.as_ref(),
+            Self::LoggingMessage(value) => value.meta.as_ref(),
+            Self::PromptListChanged(value)
+            | Self::ResourceListChanged(value)
+            | Self::ToolListChanged(value) => value.meta.as_ref(),
+            Self::Progress(value) => value.meta.as_ref(),
+            Self::ResourceUpdated(value) => value.meta.as_ref(),
+            Self::SubscriptionsAcknowledged(value) => value.meta.as_ref(),
+            Self::TaskStatus(value) => value.meta.as_ref(),
         }
     }
 }

@@ -183,6 +183,30 @@ impl ClientRequest {
             Self::Unsubscribe(value) => encode(value),
         }
     }
+
+    /// The `_meta` of the params, if any.
+    pub fn meta(&self) -> Option<&crate::Meta> {
+        match self {
+            Self::CallTool(value) => value.meta.as_ref(),
+            Self::CancelTask(value) => value.meta.as_ref(),
+            Self::Complete(value) => value.meta.as_ref(),
+            Self::GetPrompt(value) => value.meta.as_ref(),
+            Self::GetTaskPayload(value) => value.meta.as_ref(),
+            Self::GetTask(value) => value.meta.as_ref(),
+            Self::Initialize(value) => value.meta.as_ref(),
+            Self::ListPrompts(value)
+            | Self::ListResources(value)
+            | Self::ListResourceTemplates(value)
+            | Self::ListTasks(value)
+            | Self::ListTools(value) => value.meta.as_ref(),
+            Self::ReadResource(value) => value.meta.as_ref(),
+            Self::Ping(value) | Self::Discover(value) => value.meta.as_ref(),
+            Self::SetLevel(value) => value.meta.as_ref(),
+            Self::Subscribe(value) => value.meta.as_ref(),
+            Self::SubscriptionsListen(value) => value.meta.as_ref(),
+            Self::Unsubscribe(value) => value.meta.as_ref(),
+        }
+    }
 }
 
 impl ForRevision for ClientRequest {
@@ -307,6 +331,19 @@ impl ServerRequest {
             Self::GetTask(value) => encode(value),
             Self::ListTasks(value) => encode(value),
             Self::Ping(value) | Self::ListRoots(value) => encode(value),
+        }
+    }
+
+    /// The `_meta` of the params, if any.
+    pub fn meta(&self) -> Option<&crate::Meta> {
+        match self {
+            Self::CancelTask(value) => value.meta.as_ref(),
+            Self::CreateMessage(value) => value.meta.as_ref(),
+            Self::Elicit(value) => value.meta(),
+            Self::GetTaskPayload(value) => value.meta.as_ref(),
+            Self::GetTask(value) => value.meta.as_ref(),
+            Self::ListTasks(value) => value.meta.as_ref(),
+            Self::Ping(value) | Self::ListRoots(value) => value.meta.as_ref(),
         }
     }
 }
