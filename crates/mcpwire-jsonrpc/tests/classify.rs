@@ -536,6 +536,21 @@ fn error_object_deserializes_strictly() {
 }
 
 #[test]
+fn message_deserializes_from_a_json_value_too() {
+    let value = serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {"a": [1]}});
+    let message: Message = serde_json::from_value(value).unwrap();
+    let Message::Response(response) = message else {
+        panic!("expected a response");
+    };
+    assert_eq!(
+        (response.id, response.result.get()),
+        (num(3), r#"{"a":[1]}"#)
+    );
+    let bad = serde_json::json!({"jsonrpc": "2.0", "id": 3});
+    assert!(serde_json::from_value::<Message>(bad).is_err());
+}
+
+#[test]
 fn classify_error_exposes_what_it_was_built_with() {
     let error = ClassifyError::new(ErrorCode(-32000), "custom", Some(num(3)));
     assert_eq!(error.code(), ErrorCode(-32000));

@@ -54,6 +54,14 @@ impl ElicitRequestParams {
         }
     }
 
+    /// The `_meta` of whichever mode this is, to set entries.
+    pub fn meta_mut(&mut self) -> &mut Option<Meta> {
+        match self {
+            Self::Form(form) => &mut form.meta,
+            Self::Url(url) => &mut url.meta,
+        }
+    }
+
     /// A form request showing `message` and asking for `schema`.
     pub fn form(message: impl Into<String>, schema: RequestedSchema) -> Self {
         Self::Form(ElicitRequestFormParams::new(message, schema))

@@ -314,7 +314,7 @@ fn routing_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec]
         let _ = writeln!(out, "{} => encode(value),", or_pattern(variants));
     }
     out.push_str("}\n}\n\n");
-    meta_accessor(out, &groups);
+    meta_accessors(out, &groups);
     out.push_str("}\n\n");
 
     let _ = writeln!(
@@ -457,10 +457,10 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
 /// `meta()` method instead of a field.
 const META_BY_METHOD: &[&str] = &["ElicitRequestParams"];
 
-/// Writes `meta()`, which reaches the `_meta` every params type carries, so
+/// Writes `meta()` and `meta_mut()`, which reach the `_meta` every params type carries, so
 /// that an engine can read a progress token or the per-request fields of
 /// 2026-07-28 without knowing the variant.
-fn meta_accessor(out: &mut String, groups: &BTreeMap<&str, Vec<&str>>) {
+fn meta_accessors(out: &mut String, groups: &BTreeMap<&str, Vec<&str>>) {
     out.push_str(
         "/// The `_meta` of the params, if any.\npub fn meta(&self) -> Option<&crate::Meta> {\nmatch self {\n",
     );
@@ -469,6 +469,19 @@ fn meta_accessor(out: &mut String, groups: &BTreeMap<&str, Vec<&str>>) {
             "value.meta()"
         } else {
             "value.meta.as_ref()"
+        };
+        let _ = writeln!(out, "{} => {access},", or_pattern(variants));
+    }
+    out.push_str("}\n}\n\n");
+    out.push_str(
+        "/// The `_meta` of the params, to set entries (a progress token, the\n\
+         /// per-request fields of 2026-07-28).\npub fn meta_mut(&mut self) -> &mut Option<crate::Meta> {\nmatch self {\n",
+    );
+    for (rust_type, variants) in groups {
+        let access = if META_BY_METHOD.contains(rust_type) {
+            "value.meta_mut()"
+        } else {
+            "&mut value.meta"
         };
         let _ = writeln!(out, "{} => {access},", or_pattern(variants));
     }

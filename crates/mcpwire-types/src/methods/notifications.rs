@@ -92,6 +92,17 @@ impl ClientNotification {
             Self::TaskStatus(value) => value.meta.as_ref(),
         }
     }
+
+    /// The `_meta` of the params, to set entries (a progress token, the
+    /// per-request fields of 2026-07-28).
+    pub fn meta_mut(&mut self) -> &mut Option<crate::Meta> {
+        match self {
+            Self::Cancelled(value) => &mut value.meta,
+            Self::Initialized(value) | Self::RootsListChanged(value) => &mut value.meta,
+            Self::Progress(value) => &mut value.meta,
+            Self::TaskStatus(value) => &mut value.meta,
+        }
+    }
 }
 
 impl ForRevision for ClientNotification {
@@ -240,6 +251,23 @@ impl ServerNotification {
             Self::ResourceUpdated(value) => value.meta.as_ref(),
             Self::SubscriptionsAcknowledged(value) => value.meta.as_ref(),
             Self::TaskStatus(value) => value.meta.as_ref(),
+        }
+    }
+
+    /// The `_meta` of the params, to set entries (a progress token, the
+    /// per-request fields of 2026-07-28).
+    pub fn meta_mut(&mut self) -> &mut Option<crate::Meta> {
+        match self {
+            Self::Cancelled(value) => &mut value.meta,
+            Self::ElicitationComplete(value) => &mut value.meta,
+            Self::LoggingMessage(value) => &mut value.meta,
+            Self::PromptListChanged(value)
+            | Self::ResourceListChanged(value)
+            | Self::ToolListChanged(value) => &mut value.meta,
+            Self::Progress(value) => &mut value.meta,
+            Self::ResourceUpdated(value) => &mut value.meta,
+            Self::SubscriptionsAcknowledged(value) => &mut value.meta,
+            Self::TaskStatus(value) => &mut value.meta,
         }
     }
 }

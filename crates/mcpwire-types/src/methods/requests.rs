@@ -207,6 +207,31 @@ impl ClientRequest {
             Self::Unsubscribe(value) => value.meta.as_ref(),
         }
     }
+
+    /// The `_meta` of the params, to set entries (a progress token, the
+    /// per-request fields of 2026-07-28).
+    pub fn meta_mut(&mut self) -> &mut Option<crate::Meta> {
+        match self {
+            Self::CallTool(value) => &mut value.meta,
+            Self::CancelTask(value) => &mut value.meta,
+            Self::Complete(value) => &mut value.meta,
+            Self::GetPrompt(value) => &mut value.meta,
+            Self::GetTaskPayload(value) => &mut value.meta,
+            Self::GetTask(value) => &mut value.meta,
+            Self::Initialize(value) => &mut value.meta,
+            Self::ListPrompts(value)
+            | Self::ListResources(value)
+            | Self::ListResourceTemplates(value)
+            | Self::ListTasks(value)
+            | Self::ListTools(value) => &mut value.meta,
+            Self::ReadResource(value) => &mut value.meta,
+            Self::Ping(value) | Self::Discover(value) => &mut value.meta,
+            Self::SetLevel(value) => &mut value.meta,
+            Self::Subscribe(value) => &mut value.meta,
+            Self::SubscriptionsListen(value) => &mut value.meta,
+            Self::Unsubscribe(value) => &mut value.meta,
+        }
+    }
 }
 
 impl ForRevision for ClientRequest {
@@ -344,6 +369,20 @@ impl ServerRequest {
             Self::GetTask(value) => value.meta.as_ref(),
             Self::ListTasks(value) => value.meta.as_ref(),
             Self::Ping(value) | Self::ListRoots(value) => value.meta.as_ref(),
+        }
+    }
+
+    /// The `_meta` of the params, to set entries (a progress token, the
+    /// per-request fields of 2026-07-28).
+    pub fn meta_mut(&mut self) -> &mut Option<crate::Meta> {
+        match self {
+            Self::CancelTask(value) => &mut value.meta,
+            Self::CreateMessage(value) => &mut value.meta,
+            Self::Elicit(value) => value.meta_mut(),
+            Self::GetTaskPayload(value) => &mut value.meta,
+            Self::GetTask(value) => &mut value.meta,
+            Self::ListTasks(value) => &mut value.meta,
+            Self::Ping(value) | Self::ListRoots(value) => &mut value.meta,
         }
     }
 }

@@ -1,0 +1,474 @@
+//! JSON Schema validation of tool arguments (`inputSchema`) and structured tool results (`outputSchema`).
+//!
+//! A schema is compiled once into a [`CompiledSchema`] when a tool is registered and reused for
+//! every call. Compiling follows the MCP rules of `basic/index` "JSON Schema Usage" (revision
+//! 2026-07-28, also 2025-11-25):
+//!
+//! - **Dialects.** A schema without `$schema` is JSON Schema 2020-12. An explicit `$schema` may
+//!   name 2020-12, 2019-09, draft-07, draft-06 or draft-04 (see [`Dialect`]); the URI is accepted
+//!   with `http` or `https`, with or without a trailing `#` or `/`. Any other dialect is refused
+//!   with [`SchemaError::UnsupportedDialect`] ("MUST handle unsupported dialects gracefully by
+//!   returning an appropriate error indicating the dialect is not supported").
+//! - **No remote `$ref`.** References inside the schema (`#/$defs/...`, `#/definitions/...`,
+//!   embedded `$id`s, anchors) resolve; anything else is never fetched and is a compile error,
+//!   [`SchemaError::UnresolvedReference`] ("MUST NOT automatically dereference `$ref` values that
+//!   resolve to a network URI" and "SHOULD be rejected rather than silently treated as
+//!   permissive").
+//! - **Bounded work.** Schemas nested deeper than [`SchemaLimits::max_depth`] or made of more than
+//!   [`SchemaLimits::max_size`] JSON values are refused before compiling ("Composition-Keyword
+//!   Resource Use": implementations SHOULD apply reasonable bounds such as a maximum schema depth
+//!   or a cap on the number of subschemas). `pattern` regexes run on the jsonschema crate's
+//!   backtracking engine with its default backtrack limit, so a hostile pattern fails the value
+//!   instead of hanging.
+//!
+//! Validation reports every violation with the JSON Pointer of the offending value
+//! ([`ValidationFailure`]); its `Display` is the text a server puts in an `isError: true` tool
+//! result, since invalid arguments are tool execution errors, not protocol errors (SEP-1303).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{Draft, ReferencingError, Retrieve, Uri, ValidationError, Validator};
+use serde_json::{Map, Value};
+
+/// Default for [`SchemaLimits::max_depth`]: levels of JSON object/array nesting.
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// Default for [`SchemaLimits::max_size`]: JSON values (objects, arrays and scalars) in a schema.
+pub const DEFAULT_MAX_SIZE: usize = 10_000;
+
+/// At most this many violations are kept in a [`ValidationFailure`]; the rest are only counted,
+/// so a huge invalid array cannot produce a huge error text.
+pub const MAX_REPORTED_ERRORS: usize = 100;
+
+/// Messages longer than this many characters are shortened in the failure text, because
+/// jsonschema messages quote the offending value, which can be arbitrarily large.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// Bounds on the schemas a server agrees to compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaLimits {
+    /// Deepest allowed nesting of JSON objects and arrays, counting the root as level 1. A
+    /// property schema nested `n` objects deep uses about `2n` levels (`properties` is one).
+    pub max_depth: usize,
+    /// Most JSON values (objects, arrays, strings, numbers, booleans, nulls) a schema may hold.
+    pub max_size: usize,
+}
+
+impl Default for SchemaLimits {
+    fn default() -> Self {
+        Self {
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_size: DEFAULT_MAX_SIZE,
+        }
+    }
+}
+
+/// A JSON Schema dialect this crate validates with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// JSON Schema 2020-12, the MCP default when `$schema` is absent.
+    Draft202012,
+    /// JSON Schema 2019-09.
+    Draft201909,
+    /// JSON Schema draft-07.
+    Draft07,
+    /// JSON Schema draft-06.
+    Draft06,
+    /// JSON Schema draft-04.
+    Draft04,
+}
+
+impl Dialect {
+    /// The canonical `$schema` URI of this dialect.
+    pub fn uri(self) -> &'static str {
+        match self {
+            Self::Draft202012 => "https://json-schema.org/draft/2020-12/schema",
+            Self::Draft201909 => "https://json-schema.org/draft/2019-09/schema",
+            Self::Draft07 => "http://json-schema.org/draft-07/schema#",
+            Self::Draft06 => "http://json-schema.org/draft-06/schema#",
+            Self::Draft04 => "http://json-schema.org/draft-04/schema#",
+        }
+    }
+
+    /// The dialect a `$schema` URI names, accepting `http` or `https` and an optional trailing
+    /// `#` or `/`; `None` for anything this crate does not support.
+    pub fn from_schema_uri(uri: &str) -> Option<Self> {
+        let without_fragment = uri.strip_suffix('#').unwrap_or(uri);
+        let without_slash = without_fragment
+            .strip_suffix('/')
+            .unwrap_or(without_fragment);
+        let location = without_slash
+            .strip_prefix("https://")
+            .or_else(|| without_slash.strip_prefix("http://"))?;
+        match location {
+            "json-schema.org/draft/2020-12/schema" => Some(Self::Draft202012),
+            "json-schema.org/draft/2019-09/schema" => Some(Self::Draft201909),
+            "json-schema.org/draft-07/schema" => Some(Self::Draft07),
+            "json-schema.org/draft-06/schema" => Some(Self::Draft06),
+            "json-schema.org/draft-04/schema" => Some(Self::Draft04),
+            _ => None,
+        }
+    }
+
+    fn draft(self) -> Draft {
+        match self {
+            Self::Draft202012 => Draft::Draft202012,
+            Self::Draft201909 => Draft::Draft201909,
+            Self::Draft07 => Draft::Draft7,
+            Self::Draft06 => Draft::Draft6,
+            Self::Draft04 => Draft::Draft4,
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Draft202012 => "JSON Schema 2020-12",
+            Self::Draft201909 => "JSON Schema 2019-09",
+            Self::Draft07 => "JSON Schema draft-07",
+            Self::Draft06 => "JSON Schema draft-06",
+            Self::Draft04 => "JSON Schema draft-04",
+        })
+    }
+}
+
+/// Why a schema could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// `$schema` names a dialect this crate does not support.
+    #[error(
+        "unsupported JSON Schema dialect {dialect}; supported: 2020-12 (the default), 2019-09, draft-07, draft-06, draft-04"
+    )]
+    UnsupportedDialect {
+        /// The `$schema` value as written (JSON text when it is not a string).
+        dialect: String,
+    },
+    /// The schema nests objects and arrays deeper than the configured limit.
+    #[error("schema is nested more than {limit} levels deep")]
+    TooDeep {
+        /// The configured [`SchemaLimits::max_depth`].
+        limit: usize,
+    },
+    /// The schema holds more JSON values than the configured limit.
+    #[error("schema has more than {limit} JSON values")]
+    TooLarge {
+        /// The configured [`SchemaLimits::max_size`].
+        limit: usize,
+    },
+    /// A `$ref` points outside the schema; remote references are never fetched.
+    #[error(
+        "schema refers to `{reference}`, which is not part of the schema; remote $ref resolution is disabled"
+    )]
+    UnresolvedReference {
+        /// The absolute URI the reference resolved to.
+        reference: String,
+    },
+    /// A local `$ref` points at nothing (missing pointer target or anchor).
+    #[error("schema has a broken $ref: {message}")]
+    BrokenReference {
+        /// What the resolver reported.
+        message: String,
+    },
+    /// The schema is not valid under its dialect's meta-schema, or uses a keyword wrongly.
+    #[error("schema is invalid at {}: {message}", pointer_or_root(.location))]
+    Invalid {
+        /// JSON Pointer into the schema where the problem is (empty for the root).
+        location: String,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A tool's `inputSchema` does not declare `"type": "object"`.
+    #[error("a tool's inputSchema must have \"type\": \"object\", but {found}")]
+    NotAnObjectSchema {
+        /// What was found instead, as a short phrase.
+        found: String,
+    },
+}
+
+fn pointer_or_root(pointer: &str) -> &str {
+    if pointer.is_empty() { "the root" } else { pointer }
+}
+
+/// Checks that a tool's `inputSchema` is an object schema, as every revision of the MCP schema
+/// requires (`inputSchema.type` is the constant `"object"`).
+pub fn require_object_schema(schema: &Value) -> Result<(), SchemaError> {
+    let found = match schema {
+        Value::Object(map) => match map.get("type") {
+            Some(Value::String(kind)) if kind == "object" => return Ok(()),
+            Some(other) => format!("its \"type\" is {other}"),
+            None => "it has no \"type\"".to_owned(),
+        },
+        Value::Bool(_) => "it is a boolean schema".to_owned(),
+        other => format!("it is not a JSON object but {}", json_kind(other)),
+    };
+    Err(SchemaError::NotAnObjectSchema { found })
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A schema compiled once and reused to validate many instances.
+pub struct CompiledSchema {
+    validator: Validator,
+    dialect: Dialect,
+}
+
+impl fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompiledSchema")
+            .field("dialect", &self.dialect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompiledSchema {
+    /// Compiles `schema` with the default [`SchemaLimits`].
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
+        Self::compile_with_limits(schema, SchemaLimits::default())
+    }
+
+    /// Compiles a schema held as a JSON object, as `inputSchema` and `outputSchema` are.
+    pub fn compile_object(schema: &Map<String, Value>) -> Result<Self, SchemaError> {
+        Self::compile(&Value::Object(schema.clone()))
+    }
+
+    /// Compiles a tool's `inputSchema`: checks it is an object schema
+    /// ([`require_object_schema`]), then compiles it with the default limits.
+    pub fn compile_tool_input(schema: &Value) -> Result<Self, SchemaError> {
+        require_object_schema(schema)?;
+        Self::compile(schema)
+    }
+
+    /// Compiles `schema`, refusing it when it exceeds `limits`.
+    pub fn compile_with_limits(schema: &Value, limits: SchemaLimits) -> Result<Self, SchemaError> {
+        // The size walk comes first so that neither the dialect check nor the (recursive)
+        // jsonschema compiler ever sees an oversized or overly deep document.
+        check_limits(schema, limits)?;
+        let dialect = declared_dialect(schema)?;
+        let validator = jsonschema::options()
+            .with_draft(dialect.draft())
+            .with_retriever(RefuseRetrieval)
+            .build(&with_canonical_dialect(schema, dialect))
+            .map_err(|error| compile_error(&error))?;
+        Ok(Self { validator, dialect })
+    }
+
+    /// The dialect the schema is validated under.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Whether `instance` satisfies the schema; cheaper than [`Self::validate`] when the
+    /// reasons are not needed.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
+    /// Validates `instance`, reporting every violation when it does not satisfy the schema.
+    pub fn validate(&self, instance: &Value) -> Result<(), ValidationFailure> {
+        if self.validator.is_valid(instance) {
+            return Ok(());
+        }
+        let mut errors = Vec::new();
+        let mut omitted = 0;
+        for error in self.validator.iter_errors(instance) {
+            if errors.len() < MAX_REPORTED_ERRORS {
+                errors.push(InstanceError {
+                    instance_path: error.instance_path.to_string(),
+                    message: error.to_string(),
+                });
+            } else {
+                omitted += 1;
+            }
+        }
+        if errors.is_empty() {
+            // `is_valid` and `iter_errors` should agree; if they ever do not, the instance is
+            // still refused rather than let through.
+            errors.push(InstanceError {
+                instance_path: String::new(),
+                message: "the value does not match the schema".to_owned(),
+            });
+        }
+        Err(ValidationFailure { errors, omitted })
+    }
+}
+
+/// Walks the schema without recursion (a hostile document must not overflow the stack) and
+/// stops at the first limit exceeded.
+fn check_limits(schema: &Value, limits: SchemaLimits) -> Result<(), SchemaError> {
+    let mut pending = vec![(schema, 1_usize)];
+    let mut size = 0_usize;
+    while let Some((value, depth)) = pending.pop() {
+        size += 1;
+        if size > limits.max_size {
+            return Err(SchemaError::TooLarge {
+                limit: limits.max_size,
+            });
+        }
+        // Only containers count as a level of nesting.
+        if depth > limits.max_depth && matches!(value, Value::Object(_) | Value::Array(_)) {
+            return Err(SchemaError::TooDeep {
+                limit: limits.max_depth,
+            });
+        }
+        match value {
+            Value::Object(map) => pending.extend(map.values().map(|child| (child, depth + 1))),
+            Value::Array(items) => pending.extend(items.iter().map(|child| (child, depth + 1))),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn declared_dialect(schema: &Value) -> Result<Dialect, SchemaError> {
+    match schema.get("$schema") {
+        None => Ok(Dialect::Draft202012),
+        Some(Value::String(uri)) => {
+            Dialect::from_schema_uri(uri).ok_or_else(|| SchemaError::UnsupportedDialect {
+                dialect: uri.clone(),
+            })
+        }
+        Some(other) => Err(SchemaError::UnsupportedDialect {
+            dialect: other.to_string(),
+        }),
+    }
+}
+
+/// Rewrites an accepted but non-canonical `$schema` spelling (say `https://` for draft-07) to
+/// the one the jsonschema crate recognises, so that it never treats it as an unknown meta-schema
+/// to look up.
+fn with_canonical_dialect(schema: &Value, dialect: Dialect) -> Cow<'_, Value> {
+    match schema {
+        Value::Object(map) => match map.get("$schema") {
+            Some(Value::String(uri)) if uri != dialect.uri() => {
+                let mut rewritten = map.clone();
+                rewritten.insert("$schema".to_owned(), Value::from(dialect.uri()));
+                Cow::Owned(Value::Object(rewritten))
+            }
+            _ => Cow::Borrowed(schema),
+        },
+        _ => Cow::Borrowed(schema),
+    }
+}
+
+fn compile_error(error: &ValidationError<'_>) -> SchemaError {
+    match &error.kind {
+        ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) => {
+            SchemaError::UnresolvedReference {
+                reference: uri.clone(),
+            }
+        }
+        ValidationErrorKind::Referencing(ReferencingError::UnknownSpecification {
+            specification,
+        }) => SchemaError::UnsupportedDialect {
+            dialect: specification.clone(),
+        },
+        ValidationErrorKind::Referencing(other) => SchemaError::BrokenReference {
+            message: other.to_string(),
+        },
+        _ => SchemaError::Invalid {
+            location: error.instance_path.to_string(),
+            message: error.to_string(),
+        },
+    }
+}
+
+/// The retriever the compiler calls for any reference outside the schema: it never fetches
+/// (MCP `basic/index` "`$ref` Resolution": no automatic dereferencing of network URIs), whatever
+/// features the jsonschema crate was built with elsewhere in the dependency graph.
+struct RefuseRetrieval;
+
+impl Retrieve for RefuseRetrieval {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        Err(format!("refusing to retrieve `{}`: remote $ref resolution is disabled", uri.as_str()).into())
+    }
+}
+
+/// One violation: where in the instance, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceError {
+    /// JSON Pointer to the offending value in the instance; empty for the instance itself.
+    pub instance_path: String,
+    /// What is wrong, as the validator words it.
+    pub message: String,
+}
+
+impl fmt::Display for InstanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.instance_path.is_empty() {
+            f.write_str("At the top level: ")?;
+        } else {
+            write!(f, "At {}: ", self.instance_path)?;
+        }
+        let message = shortened(&self.message);
+        f.write_str(&message)?;
+        if !message.ends_with(['.', '!', '?']) {
+            f.write_str(".")?;
+        }
+        Ok(())
+    }
+}
+
+fn shortened(message: &str) -> Cow<'_, str> {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &message[..cut])),
+        None => Cow::Borrowed(message),
+    }
+}
+
+/// Every way an instance failed its schema.
+///
+/// `Display` writes one sentence per violation, one per line, ready for the text of an
+/// `isError: true` tool result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationFailure {
+    errors: Vec<InstanceError>,
+    omitted: usize,
+}
+
+impl ValidationFailure {
+    /// The violations, in the order the validator found them (at most [`MAX_REPORTED_ERRORS`]).
+    pub fn errors(&self) -> &[InstanceError] {
+        &self.errors
+    }
+
+    /// How many further violations were found but not kept.
+    pub fn omitted(&self) -> usize {
+        self.omitted
+    }
+}
+
+impl fmt::Display for ValidationFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, error) in self.errors.iter().enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{error}")?;
+        }
+        match self.omitted {
+            0 => {}
+            1 => f.write_str("\n1 more error is not shown.")?,
+            more => write!(f, "\n{more} more errors are not shown.")?,
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationFailure {}

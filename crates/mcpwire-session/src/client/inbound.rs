@@ -1,0 +1,200 @@
+//! How the client engine reads what the server sent.
+
+use std::time::Instant;
+
+use mcpwire_jsonrpc::{ErrorObject, Inbound, Message, Notification, Request};
+use mcpwire_types::methods::{ServerNotification, ServerRequest, ServerResult, method_info};
+use mcpwire_types::{EmptyResult, ForRevision, ProgressToken, ProtocolVersion, meta_keys};
+
+use super::{ClientSession, State};
+use crate::peer::{Answer, BatchId, RequestInfo};
+use crate::{Event, IncomingRequest, RequestContext, ResponseError, TraceContext};
+
+impl ClientSession {
+    /// Takes in what the transport received.
+    pub fn handle_inbound(&mut self, inbound: Inbound, now: Instant) {
+        match inbound {
+            Inbound::Single(message) => self.handle_message(message, None, now),
+            Inbound::Invalid(error) => {
+                let object = error.to_error_response().error;
+                self.peer
+                    .answer_unadmitted(error.id().cloned(), object, None);
+            }
+            Inbound::Batch(items) => {
+                let allowed = self.server().is_some_and(|s| s.version.allows_batches());
+                if !allowed {
+                    let error = ErrorObject::invalid_request(
+                        "JSON-RPC batches are not allowed in this session",
+                    );
+                    self.peer.answer_unadmitted(None, error, None);
+                    return;
+                }
+                let batch = self.peer.open_batch();
+                for item in items {
+                    match item {
+                        Ok(message) => self.handle_message(message, Some(batch), now),
+                        Err(error) => {
+                            self.peer.expect_in_batch(batch);
+                            let object = error.to_error_response().error;
+                            self.peer
+                                .answer_unadmitted(error.id().cloned(), object, Some(batch));
+                        }
+                    }
+                }
+                self.peer.seal_batch(batch);
+            }
+        }
+    }
+
+    fn handle_message(&mut self, message: Message, batch: Option<BatchId>, now: Instant) {
+        match message {
+            Message::Request(request) => {
+                if let Some(batch) = batch {
+                    self.peer.expect_in_batch(batch);
+                }
+                self.handle_request(request, batch);
+            }
+            Message::Notification(notification) => self.handle_notification(notification, now),
+            answer => self.handle_answer(answer, now),
+        }
+    }
+
+    fn handle_answer(&mut self, answer: Message, now: Instant) {
+        let Answer::Matched {
+            id,
+            method,
+            outcome,
+        } = self.peer.take_answer(answer)
+        else {
+            return;
+        };
+        if self.is_connect_request(&id) {
+            return self.connect_answer(outcome, now);
+        }
+        let result = match outcome {
+            Ok(raw) => ServerResult::decode(method, &raw).map_err(ResponseError::from),
+            Err(error) => Err(ResponseError::Peer(error)),
+        };
+        self.events.push_back(Event::Response { id, result });
+    }
+
+    fn handle_request(&mut self, request: Request, batch: Option<BatchId>) {
+        let Request { id, method, params } = request;
+        let version = match &self.state {
+            State::Ready(view) => view.version,
+            // ping may come at any time (PING-01).
+            _ if method == "ping" => ProtocolVersion::LATEST_HANDSHAKE,
+            _ => {
+                let error = ErrorObject::invalid_request("the session is not established yet");
+                return self.peer.answer_unadmitted(Some(id), error, batch);
+            }
+        };
+        let known = method_info(&method)
+            .is_some_and(|info| info.direction.server_sends() && info.in_revision(version));
+        let decoded = if known {
+            ServerRequest::decode(&method, params.as_deref())
+        } else {
+            Err(mcpwire_types::methods::DecodeError::UnknownMethod(
+                method.clone(),
+            ))
+        };
+        let decoded = match decoded {
+            Ok(decoded) => decoded,
+            Err(error) => {
+                let object = match error.code() {
+                    Some(mcpwire_jsonrpc::ErrorCode::INVALID_PARAMS) => {
+                        ErrorObject::invalid_params(error.to_string())
+                    }
+                    _ => ErrorObject::method_not_found(&method),
+                };
+                return self.peer.answer_unadmitted(Some(id), object, batch);
+            }
+        };
+        if let Some(capability) = self.missing_client_capability(&decoded) {
+            let error = ErrorObject::new(
+                mcpwire_jsonrpc::ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "method not found: {method} (the client did not declare the {capability} capability)"
+                ),
+            );
+            return self.peer.answer_unadmitted(Some(id), error, batch);
+        }
+        let meta = decoded.meta();
+        let progress_token =
+            meta.and_then(|m| m.get_as::<ProgressToken>(meta_keys::PROGRESS_TOKEN));
+        let trace = TraceContext::from_meta(meta);
+        let info = RequestInfo {
+            version,
+            progress_token: progress_token.clone(),
+            log_level: None,
+        };
+        if let Err(error) = self.peer.admit(&id, info, batch) {
+            return self.peer.answer_unadmitted(Some(id), error, batch);
+        }
+        if let ServerRequest::Ping(_) = decoded {
+            let mut result = EmptyResult::default();
+            result.fit_to(version);
+            match serde_json::value::to_raw_value(&result) {
+                Ok(raw) => self.peer.answer_now(&id, raw),
+                Err(error) => {
+                    let _ = self
+                        .peer
+                        .answer(&id, Err(ErrorObject::internal_error(error.to_string())));
+                }
+            }
+            return;
+        }
+        let context = RequestContext {
+            version,
+            client_capabilities: None,
+            client_info: None,
+            progress_token,
+            log_level: None,
+            trace,
+        };
+        self.events.push_back(Event::Request(IncomingRequest {
+            id,
+            request: decoded,
+            context,
+        }));
+    }
+
+    /// The client capability a server request needs, when the client lacks it.
+    fn missing_client_capability(&self, request: &ServerRequest) -> Option<&'static str> {
+        let caps = &self.config.capabilities;
+        match request {
+            ServerRequest::CreateMessage(_) if !caps.supports_sampling() => Some("sampling"),
+            ServerRequest::Elicit(_) if !caps.supports_elicitation() => Some("elicitation"),
+            ServerRequest::ListRoots(_) if !caps.supports_roots() => Some("roots"),
+            _ => None,
+        }
+    }
+
+    fn handle_notification(&mut self, notification: Notification, now: Instant) {
+        let Notification { method, params } = notification;
+        let Ok(decoded) = ServerNotification::decode(&method, params.as_deref()) else {
+            return;
+        };
+        match decoded {
+            ServerNotification::Cancelled(params) => {
+                if let Some(id) = params.request_id.clone()
+                    && self.peer.cancel_inbound(&id)
+                {
+                    self.events.push_back(Event::Cancelled {
+                        id,
+                        reason: params.reason.clone(),
+                    });
+                }
+            }
+            ServerNotification::Progress(params) => {
+                if let Some(id) = self.peer.record_progress(&params, now) {
+                    self.events.push_back(Event::Progress {
+                        id,
+                        progress: *params,
+                    });
+                }
+            }
+            other => self.events.push_back(Event::Notification(other)),
+        }
+    }
+}

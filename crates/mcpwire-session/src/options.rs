@@ -1,0 +1,84 @@
+//! Limits and timeouts: every bound the engine enforces, explicit and configurable.
+
+use std::time::Duration;
+
+/// Bounds on what a peer can make the engine hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Requests from the peer being handled at once; one more is answered
+    /// with an error instead of being queued.
+    pub max_inbound_in_flight: usize,
+    /// Requests to the peer awaiting an answer at once; one more fails to send.
+    pub max_outbound_in_flight: usize,
+    /// `notifications/message` per second a session may send (a burst of
+    /// this many is allowed); further messages are dropped and counted.
+    pub log_messages_per_second: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_inbound_in_flight: 4096,
+            max_outbound_in_flight: 4096,
+            log_messages_per_second: 100,
+        }
+    }
+}
+
+/// How long a request sent to the peer may wait for its answer (LIFE-16..18).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Timeouts {
+    /// The default per-request timeout. Never infinite.
+    pub request: Duration,
+    /// Whether a progress notification restarts the timeout by default.
+    pub reset_on_progress: bool,
+    /// The absolute maximum a request may wait, even when progress keeps
+    /// resetting its timeout (LIFE-18).
+    pub maximum: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            request: Duration::from_secs(60),
+            reset_on_progress: false,
+            maximum: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Per-request choices for a request sent to the peer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Overrides [`Timeouts::request`]; it is still capped by the maximum.
+    pub timeout: Option<Duration>,
+    /// Overrides [`Timeouts::reset_on_progress`].
+    pub reset_on_progress: Option<bool>,
+    /// Overrides [`Timeouts::maximum`].
+    pub maximum: Option<Duration>,
+    /// Asks the peer for progress notifications (a progress token is put in
+    /// `_meta.progressToken`); they arrive as `Event::Progress`.
+    pub progress: bool,
+}
+
+impl RequestOptions {
+    /// Options asking for progress notifications.
+    pub fn with_progress(mut self) -> Self {
+        self.progress = true;
+        self
+    }
+
+    /// Options with a timeout of `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Options whose timeout restarts on every progress notification.
+    pub fn resetting_on_progress(mut self) -> Self {
+        self.reset_on_progress = Some(true);
+        self
+    }
+}

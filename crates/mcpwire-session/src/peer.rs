@@ -1,0 +1,504 @@
+//! The side-independent half of the engine: request ids, the in-flight
+//! tables in both directions, batch assembly, progress bookkeeping,
+//! deadlines and the outgoing queue.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use mcpwire_jsonrpc::{
+    ErrorObject, ErrorResponse, Message, Notification, Packet, RawValue, Request, RequestId,
+    Response,
+};
+use mcpwire_types::{
+    CancelledNotificationParams, LoggingLevel, ProgressNotificationParams, ProgressToken,
+    ProtocolVersion,
+};
+
+use crate::{Limits, RequestOptions, SendError, Timeouts, Transmit};
+
+/// A request we sent that awaits its answer.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    /// Its method, to decode the result by.
+    pub(crate) method: &'static str,
+    /// When it times out unless progress resets it.
+    deadline: Instant,
+    /// When it times out whatever happens (LIFE-18).
+    hard_deadline: Instant,
+    /// The timeout to restart on progress, when resetting.
+    reset_to: Option<Duration>,
+    /// The progress token we gave it.
+    progress_token: Option<ProgressToken>,
+    /// The last progress reported, to drop stale or repeated reports.
+    last_progress: Option<f64>,
+    /// Whether `notifications/cancelled` may name it (never `initialize`: CANCEL-02).
+    cancellable: bool,
+    /// The peer's request it was sent for, for routing on multi-stream transports.
+    related: Option<RequestId>,
+}
+
+/// What the engine remembers of a request from the peer while it is handled.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestInfo {
+    /// The revision its answer and notifications must fit.
+    pub(crate) version: ProtocolVersion,
+    /// The token its progress must carry, if it asked for progress.
+    pub(crate) progress_token: Option<ProgressToken>,
+    /// The minimum level of log messages sent while it runs (`None`: none in
+    /// 2026-07-28, all in the handshake era unless the session set a level).
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// A request from the peer that is being handled.
+#[derive(Debug)]
+pub(crate) struct Active {
+    pub(crate) info: RequestInfo,
+    /// The last progress we sent for it.
+    last_progress: Option<f64>,
+    /// Whether the peer cancelled it; its answer is then dropped (CANCEL-05).
+    cancelled: bool,
+    /// The batch whose response it belongs to.
+    batch: Option<BatchId>,
+}
+
+/// Identifies an inbound batch whose responses are gathered into one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct BatchId(u64);
+
+/// Responses to a batch, gathered until every request in it is answered.
+#[derive(Debug, Default)]
+struct BatchGroup {
+    /// Requests (and invalid elements) still to be answered.
+    open: usize,
+    /// Whether every element has been read (so `open == 0` means done).
+    sealed: bool,
+    responses: Vec<Message>,
+}
+
+/// The shared core of a client or server session.
+#[derive(Debug)]
+pub(crate) struct Peer {
+    next_id: i64,
+    next_batch: u64,
+    pub(crate) limits: Limits,
+    pub(crate) timeouts: Timeouts,
+    outbound: HashMap<RequestId, Pending>,
+    /// Progress token to the outbound request that carries it.
+    progress_tokens: HashMap<ProgressToken, RequestId>,
+    inbound: HashMap<RequestId, Active>,
+    batches: HashMap<BatchId, BatchGroup>,
+    transmits: VecDeque<Transmit>,
+}
+
+/// What became of an answer the peer sent to one of our requests.
+pub(crate) enum Answer {
+    /// It answers `id`, sent as `method`.
+    Matched {
+        id: RequestId,
+        method: &'static str,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+    /// It answers nothing we wait for: late after a cancellation or a
+    /// timeout, or bogus. Dropped (CANCEL-06).
+    Unmatched,
+}
+
+impl Peer {
+    pub(crate) fn new(limits: Limits, timeouts: Timeouts) -> Self {
+        Self {
+            // Ids start at 0 and only grow, so none is reused in a session (BASE-05).
+            next_id: 0,
+            next_batch: 0,
+            limits,
+            timeouts,
+            outbound: HashMap::new(),
+            progress_tokens: HashMap::new(),
+            inbound: HashMap::new(),
+            batches: HashMap::new(),
+            transmits: VecDeque::new(),
+        }
+    }
+
+    // ----- outgoing queue -------------------------------------------------
+
+    pub(crate) fn queue(&mut self, message: impl Into<Message>, related: Option<RequestId>) {
+        self.transmits.push_back(Transmit {
+            packet: Packet::Single(message.into()),
+            related,
+        });
+    }
+
+    pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// Sends a notification whose params are already serialized.
+    pub(crate) fn notify_raw(
+        &mut self,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        related: Option<RequestId>,
+    ) {
+        let notification = Notification {
+            method: method.to_owned(),
+            params,
+        };
+        self.queue(notification, related);
+    }
+
+    // ----- requests we send -----------------------------------------------
+
+    /// Whether another outbound request fits under the limit.
+    pub(crate) fn check_outbound_room(&self) -> Result<(), SendError> {
+        if self.outbound.len() >= self.limits.max_outbound_in_flight {
+            return Err(SendError::TooManyInFlight(self.outbound.len()));
+        }
+        Ok(())
+    }
+
+    /// The id the next request will carry, and the progress token it gets
+    /// when it asks for progress (the id itself, unique among active requests: PROG-02).
+    pub(crate) fn next_request_id(&self) -> (RequestId, ProgressToken) {
+        (
+            RequestId::Number(self.next_id),
+            ProgressToken::Number(self.next_id),
+        )
+    }
+
+    /// Queues a request whose params already carry whatever `_meta` it needs
+    /// (including the token from [`Peer::next_request_id`] when progress was asked).
+    pub(crate) fn start_request(
+        &mut self,
+        method: &'static str,
+        params: Option<Box<RawValue>>,
+        options: RequestOptions,
+        related: Option<RequestId>,
+        now: Instant,
+    ) -> RequestId {
+        let (id, token) = self.next_request_id();
+        self.next_id += 1;
+        let maximum = options.maximum.unwrap_or(self.timeouts.maximum);
+        let timeout = options
+            .timeout
+            .unwrap_or(self.timeouts.request)
+            .min(maximum);
+        let reset = options
+            .reset_on_progress
+            .unwrap_or(self.timeouts.reset_on_progress);
+        let progress_token = options.progress.then_some(token);
+        if let Some(token) = &progress_token {
+            self.progress_tokens.insert(token.clone(), id.clone());
+        }
+        self.outbound.insert(
+            id.clone(),
+            Pending {
+                method,
+                deadline: now + timeout,
+                hard_deadline: now + maximum,
+                reset_to: reset.then_some(timeout),
+                progress_token,
+                last_progress: None,
+                cancellable: method != "initialize",
+                related: related.clone(),
+            },
+        );
+        let request = Request {
+            id: id.clone(),
+            method: method.to_owned(),
+            params,
+        };
+        self.queue(request, related);
+        id
+    }
+
+    fn forget_outbound(&mut self, id: &RequestId) -> Option<Pending> {
+        let pending = self.outbound.remove(id)?;
+        if let Some(token) = &pending.progress_token {
+            self.progress_tokens.remove(token);
+        }
+        Some(pending)
+    }
+
+    /// Matches an answer from the peer to the request it answers.
+    pub(crate) fn take_answer(&mut self, message: Message) -> Answer {
+        let (id, outcome) = match message {
+            Message::Response(Response { id, result }) => (id, Ok(result)),
+            Message::Error(ErrorResponse {
+                id: Some(id),
+                error,
+            }) => (id, Err(error)),
+            _ => return Answer::Unmatched,
+        };
+        match self.forget_outbound(&id) {
+            Some(pending) => Answer::Matched {
+                id,
+                method: pending.method,
+                outcome,
+            },
+            None => Answer::Unmatched,
+        }
+    }
+
+    /// Stops waiting for `id` and tells the peer (unless it is `initialize`,
+    /// which is never cancelled: CANCEL-02). Returns whether it was pending.
+    pub(crate) fn cancel_outbound(&mut self, id: &RequestId, reason: Option<String>) -> bool {
+        let Some(pending) = self.forget_outbound(id) else {
+            return false;
+        };
+        if pending.cancellable {
+            let params = CancelledNotificationParams {
+                request_id: Some(id.clone()),
+                reason,
+                meta: None,
+                extra: Default::default(),
+            };
+            let params = serde_json::value::to_raw_value(&params).ok();
+            self.notify_raw("notifications/cancelled", params, pending.related);
+        }
+        true
+    }
+
+    /// Records progress the peer reported; returns the request it concerns
+    /// when it is new and growing (stale or repeated reports are dropped).
+    pub(crate) fn record_progress(
+        &mut self,
+        progress: &ProgressNotificationParams,
+        now: Instant,
+    ) -> Option<RequestId> {
+        let id = self.progress_tokens.get(&progress.progress_token)?.clone();
+        let pending = self.outbound.get_mut(&id)?;
+        if pending
+            .last_progress
+            .is_some_and(|last| progress.progress <= last)
+        {
+            return None;
+        }
+        pending.last_progress = Some(progress.progress);
+        if let Some(timeout) = pending.reset_to {
+            pending.deadline = (now + timeout).min(pending.hard_deadline);
+        }
+        Some(id)
+    }
+
+    /// The earliest moment a pending request times out.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.outbound
+            .values()
+            .map(|p| p.deadline.min(p.hard_deadline))
+            .min()
+    }
+
+    /// Fails every request whose time is up, sending `notifications/cancelled`
+    /// for each (LIFE-16); returns their ids.
+    pub(crate) fn expire(&mut self, now: Instant) -> Vec<RequestId> {
+        let mut expired: Vec<RequestId> = self
+            .outbound
+            .iter()
+            .filter(|(_, p)| p.deadline.min(p.hard_deadline) <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        expired.sort_by_key(RequestId::as_number);
+        for id in &expired {
+            self.cancel_outbound(id, Some("request timed out".to_owned()));
+        }
+        expired
+    }
+
+    /// Every pending request, forgotten (the session is closing).
+    pub(crate) fn drain_outbound(&mut self) -> Vec<RequestId> {
+        self.progress_tokens.clear();
+        let mut ids: Vec<RequestId> = self.outbound.drain().map(|(id, _)| id).collect();
+        ids.sort_by_key(RequestId::as_number);
+        ids
+    }
+
+    pub(crate) fn outbound_len(&self) -> usize {
+        self.outbound.len()
+    }
+
+    // ----- requests we receive ----------------------------------------------
+
+    /// Starts tracking a request from the peer, or says why it cannot be
+    /// (a duplicate id of one in flight, or too many in flight).
+    pub(crate) fn admit(
+        &mut self,
+        id: &RequestId,
+        info: RequestInfo,
+        batch: Option<BatchId>,
+    ) -> Result<(), ErrorObject> {
+        if self.inbound.contains_key(id) {
+            return Err(ErrorObject::invalid_request(format!(
+                "request id {id} is already in use by a request in flight"
+            )));
+        }
+        if self.inbound.len() >= self.limits.max_inbound_in_flight {
+            return Err(ErrorObject::internal_error(format!(
+                "too many requests in flight (the limit is {})",
+                self.limits.max_inbound_in_flight
+            )));
+        }
+        self.inbound.insert(
+            id.clone(),
+            Active {
+                info,
+                last_progress: None,
+                cancelled: false,
+                batch,
+            },
+        );
+        Ok(())
+    }
+
+    pub(crate) fn inbound_len(&self) -> usize {
+        self.inbound.len()
+    }
+
+    /// What is known of a live (admitted, not cancelled) request from the peer.
+    pub(crate) fn active(&self, id: &RequestId) -> Option<&RequestInfo> {
+        self.inbound
+            .get(id)
+            .filter(|active| !active.cancelled)
+            .map(|active| &active.info)
+    }
+
+    /// Marks a request from the peer cancelled; returns whether it was live.
+    pub(crate) fn cancel_inbound(&mut self, id: &RequestId) -> bool {
+        match self.inbound.get_mut(id) {
+            Some(active) if !active.cancelled => {
+                active.cancelled = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Sends the answer to a request from the peer that went through
+    /// [`Peer::admit`]. A cancelled request's answer is dropped (CANCEL-05);
+    /// an unknown id is refused.
+    pub(crate) fn answer(
+        &mut self,
+        id: &RequestId,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    ) -> Result<(), SendError> {
+        let active = self.inbound.remove(id).ok_or(SendError::UnknownRequest)?;
+        let message = (!active.cancelled).then(|| answer_message(id.clone(), outcome));
+        self.deliver_answer(id, message, active.batch);
+        Ok(())
+    }
+
+    /// Answers a request that was never admitted (refused before handling):
+    /// right away, or inside its batch.
+    pub(crate) fn answer_unadmitted(
+        &mut self,
+        id: Option<RequestId>,
+        error: ErrorObject,
+        batch: Option<BatchId>,
+    ) {
+        let related = id.clone();
+        let message = Message::Error(ErrorResponse::new(id, error));
+        match batch {
+            Some(batch) => self.add_to_batch(batch, Some(message), true),
+            None => self.queue(message, related),
+        }
+    }
+
+    /// Answers an admitted request with a result computed by the engine itself.
+    pub(crate) fn answer_now(&mut self, id: &RequestId, result: Box<RawValue>) {
+        // The id was admitted a moment ago, so it cannot be unknown.
+        let _ = self.answer(id, Ok(result));
+    }
+
+    fn deliver_answer(&mut self, id: &RequestId, message: Option<Message>, batch: Option<BatchId>) {
+        match batch {
+            Some(batch) => self.add_to_batch(batch, message, true),
+            None => {
+                if let Some(message) = message {
+                    self.queue(message, Some(id.clone()));
+                }
+            }
+        }
+    }
+
+    /// Records progress we report on a request from the peer and queues the
+    /// notification (PROG-03, PROG-05).
+    pub(crate) fn progress(
+        &mut self,
+        id: &RequestId,
+        mut params: ProgressNotificationParams,
+    ) -> Result<(), SendError> {
+        let active = self.inbound.get_mut(id).filter(|a| !a.cancelled);
+        let active = active.ok_or(SendError::UnknownRequest)?;
+        let token = active
+            .info
+            .progress_token
+            .clone()
+            .ok_or(SendError::NoProgressToken)?;
+        if let Some(previous) = active.last_progress
+            && params.progress <= previous
+        {
+            return Err(SendError::ProgressNotIncreasing {
+                previous,
+                new: params.progress,
+            });
+        }
+        active.last_progress = Some(params.progress);
+        params.progress_token = token;
+        let params = serde_json::value::to_raw_value(&params)
+            .map_err(|e| SendError::Serialize(e.to_string()))?;
+        self.notify_raw("notifications/progress", Some(params), Some(id.clone()));
+        Ok(())
+    }
+
+    // ----- batches ----------------------------------------------------------
+
+    pub(crate) fn open_batch(&mut self) -> BatchId {
+        let id = BatchId(self.next_batch);
+        self.next_batch += 1;
+        self.batches.insert(id, BatchGroup::default());
+        id
+    }
+
+    /// Counts one more element of `batch` that will be answered.
+    pub(crate) fn expect_in_batch(&mut self, batch: BatchId) {
+        if let Some(group) = self.batches.get_mut(&batch) {
+            group.open += 1;
+        }
+    }
+
+    /// Marks every element of `batch` read; sends it if all are answered.
+    pub(crate) fn seal_batch(&mut self, batch: BatchId) {
+        if let Some(group) = self.batches.get_mut(&batch) {
+            group.sealed = true;
+        }
+        self.add_to_batch(batch, None, false);
+    }
+
+    fn add_to_batch(&mut self, batch: BatchId, message: Option<Message>, closes_one: bool) {
+        let Some(group) = self.batches.get_mut(&batch) else {
+            return;
+        };
+        if closes_one {
+            group.open = group.open.saturating_sub(1);
+        }
+        group.responses.extend(message);
+        if group.sealed
+            && group.open == 0
+            && let Some(group) = self.batches.remove(&batch)
+            // A batch of only notifications and answers gets no response.
+            && !group.responses.is_empty()
+        {
+            let packet = Packet::Batch(group.responses);
+            self.transmits.push_back(Transmit {
+                packet,
+                related: None,
+            });
+        }
+    }
+}
+
+fn answer_message(id: RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> Message {
+    match outcome {
+        Ok(result) => Message::Response(Response { id, result }),
+        Err(error) => Message::Error(ErrorResponse::new(Some(id), error)),
+    }
+}

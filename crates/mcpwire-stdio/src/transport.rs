@@ -1,0 +1,250 @@
+//! `StdioTransport`: newline-delimited JSON-RPC over any async byte reader and writer.
+
+use std::io;
+
+use bytes::{BufMut, BytesMut};
+use mcpwire_jsonrpc::{Inbound, LineCodec, Packet, Transport};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::error::Error;
+
+/// How many bytes one read may add to the read buffer at most.
+///
+/// Together with the codec's line limit this bounds the buffer: before a
+/// read it holds at most one unfinished line (the codec drops an over-long
+/// line as soon as it crosses the limit), and a read adds one chunk.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// Above this capacity an emptied write buffer is given back to the
+/// allocator, so that one huge packet does not pin its memory forever.
+const WRITE_BUFFER_KEEP: usize = 64 * 1024;
+
+/// A [`Transport`] that speaks newline-delimited JSON-RPC over a byte
+/// reader and a byte writer.
+///
+/// This is the framing of the MCP stdio transport: one JSON text per line,
+/// no line break inside a message (the encoder never writes one). It works
+/// over any pair of tokio byte streams: the process's own stdin and stdout
+/// ([`stdio`](crate::stdio)), a child's stdout and stdin
+/// ([`StdioClient::spawn`](crate::StdioClient::spawn)), a socket's halves, or
+/// a `tokio::io::duplex` pair in tests.
+///
+/// * `recv` reads at most one chunk at a time into an internal buffer and
+///   decodes whole lines with a [`LineCodec`]. It is cancel safe: bytes
+///   read before the future was dropped stay buffered for the next call.
+///   Lines the codec refuses (longer than its limit, not UTF-8) and text
+///   that is not a message come out as [`Inbound::Invalid`], so that the
+///   engine can answer them; reading goes on with the next line. At end of
+///   input a last line without a newline is still decoded, then `recv`
+///   returns `None` for good.
+/// * `send` writes one line and flushes it before returning, so a peer that
+///   does not read makes `send` wait: nothing queues without bound.
+/// * `close` flushes, shuts the writer down and drops it, which is how the
+///   peer learns that nothing more will come (for a child process, its
+///   stdin is closed).
+///
+/// Memory stays bounded by the codec's maximum line length: the read
+/// buffer never holds more than one unfinished line plus one read chunk.
+///
+/// # Example
+///
+/// ```
+/// use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, Transport};
+/// use mcpwire_stdio::StdioTransport;
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // Two byte pipes stand in for a child's stdin and stdout.
+/// let (our_end, mut peer) = tokio::io::duplex(1024);
+/// let (reader, writer) = tokio::io::split(our_end);
+/// let mut transport = StdioTransport::new(reader, writer);
+///
+/// transport.send(Packet::from(Notification::without_params("ping"))).await?;
+/// let expected = b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n";
+/// let mut line = vec![0; expected.len()];
+/// peer.read_exact(&mut line).await?;
+/// assert_eq!(line, expected);
+///
+/// peer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"pong\"}\r\nnot json\n").await?;
+/// peer.shutdown().await?;
+/// let Some(Ok(Inbound::Single(Message::Notification(pong)))) = transport.recv().await else {
+///     panic!("expected a notification");
+/// };
+/// assert_eq!(pong.method, "pong");
+/// assert!(matches!(transport.recv().await, Some(Ok(Inbound::Invalid(_)))));
+/// assert!(transport.recv().await.is_none());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct StdioTransport<R, W> {
+    reader: R,
+    /// `None` once the sending side is closed.
+    writer: Option<W>,
+    codec: LineCodec,
+    read_buffer: BytesMut,
+    /// Bytes encoded but not yet written: empty between calls, unless a
+    /// `send` was dropped midway, in which case the rest of its line goes
+    /// out first so that framing survives.
+    write_buffer: BytesMut,
+    /// Whether the reader has reported end of input.
+    reader_done: bool,
+}
+
+impl<R, W> StdioTransport<R, W> {
+    /// A transport over `reader` and `writer` with the codec's default
+    /// maximum line length ([`LineCodec::DEFAULT_MAX_LINE_LENGTH`]).
+    pub fn new(reader: R, writer: W) -> Self {
+        Self::with_codec(reader, writer, LineCodec::new())
+    }
+
+    /// A transport over `reader` and `writer` that frames with `codec`, for
+    /// example `LineCodec::with_max_line_length(64 * 1024)`.
+    pub fn with_codec(reader: R, writer: W, codec: LineCodec) -> Self {
+        Self {
+            reader,
+            writer: Some(writer),
+            codec,
+            read_buffer: BytesMut::new(),
+            write_buffer: BytesMut::new(),
+            reader_done: false,
+        }
+    }
+
+    /// The longest line `recv` accepts, not counting the line ending.
+    pub fn max_line_length(&self) -> usize {
+        self.codec.max_line_length()
+    }
+
+    /// Whether [`close`](Transport::close) has ended the sending side.
+    pub fn is_closed(&self) -> bool {
+        self.writer.is_none()
+    }
+}
+
+impl<R, W> StdioTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send,
+{
+    /// The next decoded line from what is already buffered, if any.
+    fn decode_buffered(&mut self) -> Option<Inbound> {
+        let outcome = if self.reader_done {
+            self.codec.decode_eof(&mut self.read_buffer)
+        } else {
+            self.codec.decode(&mut self.read_buffer)
+        }?;
+        Some(outcome.unwrap_or_else(|refused| {
+            tracing::debug!(error = %refused, "refused an inbound line");
+            Inbound::from(refused)
+        }))
+    }
+}
+
+impl<R, W> Transport for StdioTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send,
+{
+    type Error = Error;
+
+    async fn send(&mut self, packet: Packet) -> Result<(), Error> {
+        let writer = self.writer.as_mut().ok_or(Error::Closed)?;
+        self.codec.encode(&packet, &mut self.write_buffer);
+        // `write_all_buf` advances the buffer as bytes go out, so if this
+        // future is dropped midway the rest of the line is still there.
+        writer
+            .write_all_buf(&mut self.write_buffer)
+            .await
+            .map_err(Error::Write)?;
+        writer.flush().await.map_err(Error::Write)?;
+        if self.write_buffer.capacity() > WRITE_BUFFER_KEEP {
+            self.write_buffer = BytesMut::new();
+        }
+        Ok(())
+    }
+
+    async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
+        // Cancel safety: the only await is `read_buf`, which reads nothing
+        // when it is dropped before completing, and what it did read is in
+        // `self.read_buffer`; decoding happens without awaiting, in the
+        // same poll that returns the packet.
+        loop {
+            if let Some(inbound) = self.decode_buffered() {
+                return Some(Ok(inbound));
+            }
+            if self.reader_done {
+                return None;
+            }
+            self.read_buffer.reserve(READ_CHUNK);
+            let mut chunk = (&mut self.read_buffer).limit(READ_CHUNK);
+            match self.reader.read_buf(&mut chunk).await {
+                Ok(0) => self.reader_done = true,
+                Ok(_) => {}
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Some(Err(Error::Read(error))),
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        // Taken first, so that the writer is dropped (and the stream
+        // closed) even when flushing fails.
+        let Some(mut writer) = self.writer.take() else {
+            return Ok(());
+        };
+        writer
+            .write_all_buf(&mut self.write_buffer)
+            .await
+            .map_err(Error::Write)?;
+        writer.flush().await.map_err(Error::Write)?;
+        writer.shutdown().await.map_err(Error::Write)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncWriteExt, duplex};
+    use tokio::time::timeout;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_read_buffer_stays_bounded_while_an_overlong_line_streams_in() {
+        let limit = 1024;
+        let bound = limit + 1 + READ_CHUNK;
+        let (reader, mut peer) = duplex(64 * 1024);
+        let (writer, _unused) = duplex(64);
+        let mut transport =
+            StdioTransport::with_codec(reader, writer, LineCodec::with_max_line_length(limit));
+
+        // One line of 1 MiB, never terminated while the test watches.
+        let feeder = tokio::spawn(async move {
+            for _ in 0..64 {
+                peer.write_all(&[b'q'; 16 * 1024]).await.unwrap();
+            }
+            peer
+        });
+        let mut refusals = 0;
+        let mut idle_polls_after_feeding = 0;
+        let watch = async {
+            while idle_polls_after_feeding < 5 {
+                match timeout(Duration::from_millis(20), transport.recv()).await {
+                    Ok(Some(Ok(Inbound::Invalid(_)))) => refusals += 1,
+                    Ok(other) => panic!("unexpected {other:?}"),
+                    Err(_) if feeder.is_finished() => idle_polls_after_feeding += 1,
+                    Err(_) => {}
+                }
+                assert!(transport.read_buffer.len() <= bound);
+                // The allocator may round up, but not in step with the input.
+                assert!(transport.read_buffer.capacity() <= 4 * bound);
+            }
+        };
+        timeout(Duration::from_secs(20), watch).await.unwrap();
+        assert_eq!(refusals, 1, "an over-long line is reported once");
+    }
+}
