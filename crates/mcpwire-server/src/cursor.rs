@@ -106,9 +106,7 @@ pub fn encode_cursor(offset: u64) -> String {
 /// Decodes a cursor made by [`encode_cursor`] back into its offset.
 pub fn decode_cursor(cursor: &str) -> Result<u64, InvalidCursor> {
     let decoded = base64url_decode(cursor).ok_or(InvalidCursor::Malformed)?;
-    let bytes: [u8; CURSOR_BYTES] = decoded
-        .try_into()
-        .map_err(|_| InvalidCursor::WrongLength)?;
+    let bytes: [u8; CURSOR_BYTES] = decoded.try_into().map_err(|_| InvalidCursor::WrongLength)?;
     let [version, offset @ .., c0, c1, c2, c3] = bytes;
     if version != VERSION {
         return Err(InvalidCursor::UnknownVersion(version));

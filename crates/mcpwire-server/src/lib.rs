@@ -1,10 +1,51 @@
-//! The MCP server runtime (under construction).
+//! The MCP server runtime: tools, resources, prompts and completions served
+//! over any transport, in both protocol eras at once.
 //!
-//! So far this crate holds the runtime's building blocks: [`schema`] validates tool arguments
-//! and structured results against a tool's JSON Schemas, [`uri_template`] expands and matches
-//! the RFC 6570 URI templates of resource templates, and [`cursor`] pages `*/list` results
-//! behind opaque cursors.
+//! Build a [`Server`] with plain async functions as handlers (no macros),
+//! then [`Server::serve`] it over any [`Transport`](mcpwire_jsonrpc::Transport):
+//!
+//! ```
+//! use mcpwire_server::{Context, HandlerError, Server};
+//! use mcpwire_types::{CallToolResult, Tool};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+//! let echo = Tool::new("echo", schema.as_object().cloned().unwrap_or_default());
+//! let server = Server::builder("echo-server", "1.0.0")
+//!     .tool(echo, |_ctx: Context, args| async move {
+//!         let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default();
+//!         Ok::<_, HandlerError>(CallToolResult::text(text))
+//!     })
+//!     .build()?;
+//! assert_eq!(server.tool_names(), ["echo"]);
+//! // server.serve(mcpwire_stdio::stdio()).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The runtime validates tool arguments against `inputSchema` and
+//! structured results against `outputSchema` (JSON Schema 2020-12 by
+//! default, draft-07 when `$schema` says so), pages lists with opaque
+//! cursors, matches resource templates (RFC 6570), runs each request in its
+//! own task with a cancellation signal, and keeps resource subscriptions
+//! per session. The protocol itself (negotiation, gating, ids, timeouts) is
+//! the engine's, `mcpwire-session`.
 
+mod cancel;
+mod catalog;
+mod context;
 pub mod cursor;
+mod dispatch;
+mod driver;
+mod error;
+mod handler;
 pub mod schema;
-// pub mod uri_template;
+mod server;
+pub mod uri_template;
+
+pub use cancel::Cancellation;
+pub use context::Context;
+pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
+pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
+pub use server::{Server, ServerBuilder};

@@ -46,6 +46,12 @@ pub const MAX_REPORTED_ERRORS: usize = 100;
 /// jsonschema messages quote the offending value, which can be arbitrarily large.
 const MAX_MESSAGE_CHARS: usize = 300;
 
+/// How much of the start of an overlong message is kept.
+const MESSAGE_HEAD_CHARS: usize = 200;
+
+/// How much of the end of an overlong message is kept.
+const MESSAGE_TAIL_CHARS: usize = 80;
+
 /// Bounds on the schemas a server agrees to compile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchemaLimits {
@@ -191,7 +197,11 @@ pub enum SchemaError {
 }
 
 fn pointer_or_root(pointer: &str) -> &str {
-    if pointer.is_empty() { "the root" } else { pointer }
+    if pointer.is_empty() {
+        "the root"
+    } else {
+        pointer
+    }
 }
 
 /// Checks that a tool's `inputSchema` is an object schema, as every revision of the MCP schema
@@ -396,7 +406,11 @@ impl Retrieve for RefuseRetrieval {
         &self,
         uri: &Uri<String>,
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(format!("refusing to retrieve `{}`: remote $ref resolution is disabled", uri.as_str()).into())
+        Err(format!(
+            "refusing to retrieve `{}`: remote $ref resolution is disabled",
+            uri.as_str()
+        )
+        .into())
     }
 }
 
@@ -425,11 +439,16 @@ impl fmt::Display for InstanceError {
     }
 }
 
+/// Cuts the middle out of an overlong message: jsonschema quotes the offending value first and
+/// says what is wrong with it last, so both ends are worth keeping.
 fn shortened(message: &str) -> Cow<'_, str> {
-    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
-        Some((cut, _)) => Cow::Owned(format!("{}…", &message[..cut])),
-        None => Cow::Borrowed(message),
+    let length = message.chars().count();
+    if length <= MAX_MESSAGE_CHARS {
+        return Cow::Borrowed(message);
     }
+    let head: String = message.chars().take(MESSAGE_HEAD_CHARS).collect();
+    let tail: String = message.chars().skip(length - MESSAGE_TAIL_CHARS).collect();
+    Cow::Owned(format!("{head} … {tail}"))
 }
 
 /// Every way an instance failed its schema.

@@ -170,10 +170,10 @@ impl ChildProcess {
 
     /// Lets the stderr forwarder log what the child wrote before it ended.
     async fn finish_stderr(&mut self) {
-        if let Some(mut forwarder) = self.stderr_forwarder.take() {
-            if timeout(STDERR_DRAIN, &mut forwarder).await.is_err() {
-                forwarder.abort();
-            }
+        if let Some(mut forwarder) = self.stderr_forwarder.take()
+            && timeout(STDERR_DRAIN, &mut forwarder).await.is_err()
+        {
+            forwarder.abort();
         }
     }
 }

@@ -45,7 +45,7 @@ impl SharedStdin {
         };
         drop(pipe);
         if let Some(waker) = waiter {
-            drop(waker);
+            waker.wake();
         }
     }
 
@@ -112,13 +112,13 @@ impl AsyncWrite for ChildInput {
     fn poll_flush(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
         // Flushing a closed pipe has nothing left to do.
         self.shared
-            .poll_pipe(context, Ok(()), |pipe, context| pipe.poll_flush(context))
+            .poll_pipe(context, Ok(()), AsyncWrite::poll_flush)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
         let flushed = self
             .shared
-            .poll_pipe(context, Ok(()), |pipe, context| pipe.poll_flush(context));
+            .poll_pipe(context, Ok(()), AsyncWrite::poll_flush);
         if flushed.is_ready() {
             self.shared.close();
         }

@@ -1,6 +1,6 @@
 //! `StdioTransport`: newline-delimited JSON-RPC over any async byte reader and writer.
 
-use std::io;
+use std::{fmt, io};
 
 use bytes::{BufMut, BytesMut};
 use mcpwire_jsonrpc::{Inbound, LineCodec, Packet, Transport};
@@ -55,7 +55,7 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// // Two byte pipes stand in for a child's stdin and stdout.
+/// // An in-memory byte pipe stands in for a child's stdin and stdout.
 /// let (our_end, mut peer) = tokio::io::duplex(1024);
 /// let (reader, writer) = tokio::io::split(our_end);
 /// let mut transport = StdioTransport::new(reader, writer);
@@ -77,7 +77,6 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug)]
 pub struct StdioTransport<R, W> {
     reader: R,
     /// `None` once the sending side is closed.
@@ -90,6 +89,22 @@ pub struct StdioTransport<R, W> {
     write_buffer: BytesMut,
     /// Whether the reader has reported end of input.
     reader_done: bool,
+}
+
+impl<R: fmt::Debug, W: fmt::Debug> fmt::Debug for StdioTransport<R, W> {
+    /// Shows buffer sizes rather than contents, which may be megabytes of
+    /// whatever the peer sent.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("StdioTransport")
+            .field("reader", &self.reader)
+            .field("writer", &self.writer)
+            .field("max_line_length", &self.codec.max_line_length())
+            .field("buffered_inbound_bytes", &self.read_buffer.len())
+            .field("unsent_bytes", &self.write_buffer.len())
+            .field("reader_done", &self.reader_done)
+            .finish()
+    }
 }
 
 impl<R, W> StdioTransport<R, W> {

@@ -1,0 +1,272 @@
+//! Serving one request from the catalog: lists with pagination, tool calls
+//! with schema validation, resource reads, prompts and completions.
+
+use std::collections::BTreeMap;
+
+use mcpwire_jsonrpc::ErrorObject;
+use mcpwire_types::methods::{ClientRequest, ServerResult};
+use mcpwire_types::{
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
+    CompletionReference, ContentBlock, GetPromptRequestParams, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams,
+};
+use serde_json::Value;
+
+use crate::cursor::Page;
+use crate::error::invalid_params;
+use crate::{Context, HandlerError, Server};
+
+/// The most completion values one answer may carry (COMP: at most 100).
+const MAX_COMPLETION_VALUES: usize = 100;
+
+impl Server {
+    /// Serves one request from the catalog. `resources/subscribe` and
+    /// `unsubscribe` are per-session and handled by the session driver.
+    pub(crate) async fn dispatch(
+        &self,
+        request: ClientRequest,
+        ctx: Context,
+    ) -> Result<ServerResult, ErrorObject> {
+        let version = ctx.version();
+        let fail = |error: HandlerError| error.to_error_object(version);
+        Ok(match request {
+            ClientRequest::ListTools(params) => {
+                ServerResult::ListTools(Box::new(self.list_tools(&params)?))
+            }
+            ClientRequest::CallTool(params) => {
+                ServerResult::CallTool(Box::new(self.call_tool(*params, ctx).await?))
+            }
+            ClientRequest::ListResources(params) => {
+                ServerResult::ListResources(Box::new(self.list_resources(&params)?))
+            }
+            ClientRequest::ListResourceTemplates(params) => {
+                ServerResult::ListResourceTemplates(Box::new(self.list_templates(&params)?))
+            }
+            ClientRequest::ReadResource(params) => ServerResult::ReadResource(Box::new(
+                self.read_resource(*params, ctx).await.map_err(fail)?,
+            )),
+            ClientRequest::ListPrompts(params) => {
+                ServerResult::ListPrompts(Box::new(self.list_prompts(&params)?))
+            }
+            ClientRequest::GetPrompt(params) => ServerResult::GetPrompt(Box::new(
+                self.get_prompt(*params, ctx).await.map_err(fail)?,
+            )),
+            ClientRequest::Complete(params) => {
+                ServerResult::Complete(Box::new(self.complete(*params, ctx).await.map_err(fail)?))
+            }
+            other => return Err(ErrorObject::method_not_found(other.method())),
+        })
+    }
+
+    fn page<'a, T>(
+        &self,
+        all: &'a [T],
+        params: &PaginatedRequestParams,
+    ) -> Result<Page<'a, T>, ErrorObject> {
+        // PAGE: an invalid cursor is invalid params.
+        Page::of(all, params.cursor.as_deref(), self.inner.page_size)
+            .map_err(|error| invalid_params(format!("invalid cursor: {error}")))
+    }
+
+    fn list_tools(&self, params: &PaginatedRequestParams) -> Result<ListToolsResult, ErrorObject> {
+        let catalog = self.catalog();
+        let page = self.page(&catalog.tools, params)?;
+        let mut result = ListToolsResult::new(page.items.iter().map(|e| e.tool.clone()).collect());
+        result.next_cursor = page.next_cursor;
+        Ok(result)
+    }
+
+    fn list_resources(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListResourcesResult, ErrorObject> {
+        let catalog = self.catalog();
+        let page = self.page(&catalog.resources, params)?;
+        let mut result =
+            ListResourcesResult::new(page.items.iter().map(|e| e.resource.clone()).collect());
+        result.next_cursor = page.next_cursor;
+        Ok(result)
+    }
+
+    fn list_templates(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListResourceTemplatesResult, ErrorObject> {
+        let catalog = self.catalog();
+        let page = self.page(&catalog.templates, params)?;
+        let templates = page.items.iter().map(|e| e.template.clone()).collect();
+        let mut result = ListResourceTemplatesResult::new(templates);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
+    }
+
+    fn list_prompts(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListPromptsResult, ErrorObject> {
+        let catalog = self.catalog();
+        let page = self.page(&catalog.prompts, params)?;
+        let mut result =
+            ListPromptsResult::new(page.items.iter().map(|e| e.prompt.clone()).collect());
+        result.next_cursor = page.next_cursor;
+        Ok(result)
+    }
+
+    /// Calls a tool: unknown tool is -32602; arguments failing `inputSchema`
+    /// are a tool execution error (SEP-1303, 2025-11-25 on; -32602 before);
+    /// `structuredContent` is checked against `outputSchema` before sending.
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        ctx: Context,
+    ) -> Result<CallToolResult, ErrorObject> {
+        let Some(entry) = self.catalog().tool(&params.name) else {
+            return Err(invalid_params(format!("unknown tool: {}", params.name)));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        if let Err(failure) = entry.input.validate(&Value::Object(arguments.clone())) {
+            let message = format!("invalid arguments for tool {}: {failure}", params.name);
+            return if ctx.version() >= ProtocolVersion::V2025_11_25 {
+                Ok(CallToolResult::error(message))
+            } else {
+                Err(invalid_params(message))
+            };
+        }
+        let version = ctx.version();
+        let mut result = match (entry.handler)(ctx, arguments).await {
+            Ok(result) => result,
+            Err(HandlerError::Tool(message)) => return Ok(CallToolResult::error(message)),
+            Err(other) => return Err(other.to_error_object(version)),
+        };
+        if result.is_error != Some(true) {
+            check_structured_output(&entry.tool.name, entry.output.as_ref(), &mut result)?;
+        }
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        ctx: Context,
+    ) -> Result<mcpwire_types::ReadResourceResult, HandlerError> {
+        let uri = params.uri;
+        let listed = self.catalog().resource(&uri);
+        if let Some(entry) = listed {
+            return (entry.handler)(ctx, uri).await;
+        }
+        let matched = self.catalog().match_template(&uri);
+        match matched {
+            Some((entry, vars)) => (entry.handler)(ctx, uri, vars).await,
+            None => Err(HandlerError::NotFound(format!("resource {uri}"))),
+        }
+    }
+
+    async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        ctx: Context,
+    ) -> Result<mcpwire_types::GetPromptResult, HandlerError> {
+        let Some(entry) = self.catalog().prompt(&params.name) else {
+            return Err(HandlerError::InvalidParams(format!(
+                "unknown prompt: {}",
+                params.name
+            )));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        let missing: Vec<&str> = entry
+            .prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(HandlerError::InvalidParams(format!(
+                "prompt {} needs the argument(s) {}",
+                params.name,
+                missing.join(", ")
+            )));
+        }
+        (entry.handler)(ctx, arguments).await
+    }
+
+    async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        ctx: Context,
+    ) -> Result<CompleteResult, HandlerError> {
+        let completer = {
+            let catalog = self.catalog();
+            let completers = match &params.reference {
+                CompletionReference::Prompt(reference) => catalog
+                    .prompt(&reference.name)
+                    .map(|p| p.completers.clone()),
+                CompletionReference::ResourceTemplate(reference) => catalog
+                    .template(&reference.uri)
+                    .map(|t| t.completers.clone()),
+            };
+            let Some(completers) = completers else {
+                return Err(HandlerError::InvalidParams(
+                    "completion for an unknown prompt or template".to_owned(),
+                ));
+            };
+            completers
+                .into_iter()
+                .find(|(name, _)| *name == params.argument.name)
+                .map(|(_, f)| f)
+        };
+        let Some(completer) = completer else {
+            // Nothing to suggest for this argument.
+            return Ok(CompleteResult::new(Vec::new()));
+        };
+        let context: BTreeMap<String, String> = params
+            .context
+            .and_then(|c| c.arguments)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let mut values = completer(ctx, params.argument.value, context).await?;
+        let total = values.len();
+        values.truncate(MAX_COMPLETION_VALUES);
+        let mut result = CompleteResult::new(Vec::new());
+        result.completion = Completion {
+            has_more: Some(total > values.len()),
+            total: u64::try_from(total).ok(),
+            values,
+            ..result.completion
+        };
+        Ok(result)
+    }
+}
+
+/// Checks a tool's structured result against its `outputSchema` (a tool
+/// with one MUST return conforming `structuredContent`), and adds the
+/// serialized-JSON text twin when the tool gave no content.
+fn check_structured_output(
+    tool: &str,
+    output: Option<&crate::schema::CompiledSchema>,
+    result: &mut CallToolResult,
+) -> Result<(), ErrorObject> {
+    if let Some(schema) = output {
+        let Some(structured) = &result.structured_content else {
+            return Err(ErrorObject::internal_error(format!(
+                "tool {tool} declares an outputSchema but returned no structuredContent"
+            )));
+        };
+        if let Err(failure) = schema.validate(structured) {
+            return Err(ErrorObject::internal_error(format!(
+                "tool {tool} returned structuredContent that does not match its outputSchema: {failure}"
+            )));
+        }
+    }
+    if let Some(structured) = &result.structured_content
+        && result.content.is_empty()
+    {
+        result
+            .content
+            .push(ContentBlock::text(structured.to_string()));
+    }
+    Ok(())
+}

@@ -1,0 +1,328 @@
+//! The session driver: one task owning a `ServerSession` and a transport,
+//! feeding one into the other, spawning a task per request, and applying
+//! what handlers send back.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport};
+use mcpwire_session::{Event, IncomingRequest, ServerEvent, ServerSession};
+use mcpwire_types::methods::{ClientRequest, ClientResult, ServerNotification, ServerResult};
+use mcpwire_types::{ResourceUpdatedNotificationParams, resource_not_found_code};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+use crate::cancel::CancelHandle;
+use crate::context::Command;
+use crate::server::Change;
+use crate::{Context, PeerRequestError, ServeError, Server};
+
+/// How many handler messages may queue before handlers wait (back-pressure).
+const COMMAND_QUEUE: usize = 256;
+
+/// A request being handled by its own task.
+struct Running {
+    task: JoinHandle<()>,
+    cancel: CancelHandle,
+}
+
+/// Per-session state the engine does not keep: running handlers, requests
+/// the server sent on behalf of handlers, and resource subscriptions.
+struct Driver {
+    server: Server,
+    session: ServerSession,
+    commands: mpsc::Sender<Command>,
+    running: HashMap<RequestId, Running>,
+    replies: HashMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
+    subscriptions: HashSet<String>,
+}
+
+impl Server {
+    /// Serves one client over `transport` until the client closes it.
+    ///
+    /// Requests run concurrently, each in its own task; notifications are
+    /// applied in the order they arrived. When the transport ends, running
+    /// handlers are cancelled.
+    ///
+    /// # Errors
+    ///
+    /// When the transport fails.
+    pub async fn serve<T: Transport>(&self, mut transport: T) -> Result<(), ServeError> {
+        let (commands, mut command_rx) = mpsc::channel(COMMAND_QUEUE);
+        let mut changes = self.inner.changes.subscribe();
+        let mut driver = Driver {
+            server: self.clone(),
+            session: ServerSession::new(self.inner.config.clone()),
+            commands,
+            running: HashMap::new(),
+            replies: HashMap::new(),
+            subscriptions: HashSet::new(),
+        };
+        let outcome = loop {
+            driver.drain_events();
+            if let Err(error) = driver.flush(&mut transport).await {
+                break Err(error);
+            }
+            let deadline = driver
+                .session
+                .poll_timeout()
+                .map(tokio::time::Instant::from_std);
+            tokio::select! {
+                inbound = transport.recv() => match inbound {
+                    Some(Ok(inbound)) => driver.session.handle_inbound(inbound, now()),
+                    Some(Err(error)) => break Err(ServeError::Transport(Box::new(error))),
+                    None => break Ok(()),
+                },
+                Some(command) = command_rx.recv() => driver.apply(command),
+                change = changes.recv() => driver.announce(change),
+                () = sleep_until(deadline) => driver.session.handle_timeout(now()),
+            }
+        };
+        driver.shut_down();
+        // Best effort: the transport may already be gone.
+        let _ = transport.close().await;
+        outcome
+    }
+}
+
+/// The engine's clock: tokio's, so that paused-time tests control it.
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Driver {
+    async fn flush<T: Transport>(&mut self, transport: &mut T) -> Result<(), ServeError> {
+        while let Some(transmit) = self.session.poll_transmit() {
+            transport
+                .send(transmit.packet)
+                .await
+                .map_err(|error| ServeError::Transport(Box::new(error)))?;
+        }
+        Ok(())
+    }
+
+    fn drain_events(&mut self) {
+        while let Some(event) = self.session.poll_event() {
+            self.on_event(event);
+        }
+    }
+
+    fn on_event(&mut self, event: ServerEvent) {
+        match event {
+            Event::Request(request) => self.start(request),
+            Event::Cancelled { id, reason } => {
+                tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "request cancelled by the client");
+                if let Some(running) = self.running.remove(&id) {
+                    running.cancel.cancel();
+                    running.task.abort();
+                }
+                // The engine drops the answer; this frees its entry.
+                let _ = self
+                    .session
+                    .respond(&id, Err(ErrorObject::internal_error("cancelled")));
+            }
+            Event::Response { id, result } => {
+                if let Some(reply) = self.replies.remove(&id) {
+                    let _ = reply.send(result.map_err(PeerRequestError::Failed));
+                }
+            }
+            Event::Established(client) => {
+                tracing::info!(version = %client.version, client = %client.info.name, "session initialized");
+            }
+            Event::Notification(notification) => {
+                tracing::debug!(
+                    method = notification.method(),
+                    "notification from the client"
+                );
+            }
+            // The server asks for no progress on its own requests, and
+            // `Failed` is a client-side event.
+            _ => {}
+        }
+    }
+
+    /// Starts handling a request: per-session methods right here, the
+    /// rest in a task of its own.
+    fn start(&mut self, incoming: IncomingRequest<ClientRequest>) {
+        let IncomingRequest {
+            id,
+            request,
+            context,
+        } = incoming;
+        let version = context.version;
+        match &request {
+            ClientRequest::Subscribe(params) => {
+                let result = if self.server.catalog().knows_uri(&params.uri) {
+                    self.subscriptions.insert(params.uri.clone());
+                    Ok(ServerResult::Subscribe(Box::default()))
+                } else {
+                    Err(ErrorObject::new(
+                        resource_not_found_code(version),
+                        format!("not found: resource {}", params.uri),
+                    ))
+                };
+                let _ = self.session.respond(&id, result);
+                return;
+            }
+            ClientRequest::Unsubscribe(params) => {
+                self.subscriptions.remove(&params.uri);
+                let _ = self
+                    .session
+                    .respond(&id, Ok(ServerResult::Unsubscribe(Box::default())));
+                return;
+            }
+            _ => {}
+        }
+        let span = tracing::info_span!(
+            "mcp.request",
+            method = request.method(),
+            id = %id,
+            version = %version,
+            name = request_name(&request).unwrap_or_default(),
+            traceparent = context.trace.traceparent.as_deref().unwrap_or_default(),
+        );
+        let (cancel, cancellation) = CancelHandle::new();
+        let meta = request.meta().cloned();
+        let ctx = Context::new(
+            id.clone(),
+            context,
+            meta,
+            self.commands.clone(),
+            cancellation,
+            self.server.clone(),
+        );
+        let server = self.server.clone();
+        let commands = self.commands.clone();
+        let task_id = id.clone();
+        let task = tokio::spawn(
+            async move {
+                let result = server.dispatch(request, ctx).await;
+                if let Err(error) = &result {
+                    tracing::debug!(code = %error.code, message = %error.message, "request failed");
+                }
+                let _ = commands
+                    .send(Command::Respond {
+                        id: task_id,
+                        result,
+                    })
+                    .await;
+            }
+            .instrument(span),
+        );
+        self.running.insert(id, Running { task, cancel });
+    }
+
+    fn apply(&mut self, command: Command) {
+        let now = now();
+        match command {
+            Command::Respond { id, result } => {
+                self.running.remove(&id);
+                if let Err(error) = self.session.respond(&id, result) {
+                    tracing::debug!(%id, %error, "answer not sent");
+                }
+            }
+            Command::Progress {
+                id,
+                progress,
+                total,
+                message,
+            } => {
+                if let Err(error) = self.session.progress(&id, progress, total, message) {
+                    tracing::debug!(%id, %error, "progress not sent");
+                }
+            }
+            Command::Log { params, related } => {
+                if let Err(error) = self.session.log(params, related.as_ref(), now) {
+                    tracing::debug!(%error, "log message not sent");
+                }
+            }
+            Command::Notify {
+                notification,
+                related,
+            } => {
+                if let Err(error) = self.session.notify(notification, related.as_ref()) {
+                    tracing::debug!(%error, "notification not sent");
+                }
+            }
+            Command::Request {
+                request,
+                options,
+                related,
+                reply,
+            } => {
+                match self
+                    .session
+                    .send_request(request, options, related.as_ref(), now)
+                {
+                    Ok(id) => {
+                        self.replies.insert(id, reply);
+                    }
+                    Err(error) => {
+                        let _ = reply.send(Err(PeerRequestError::Refused(error)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tells this session's client about a change to the catalog, if it
+    /// can hear it (initialized, and subscribed for resource updates).
+    fn announce(&mut self, change: Result<Change, broadcast::error::RecvError>) {
+        if !self.session.is_initialized() {
+            return;
+        }
+        let changes = match change {
+            Ok(change) => vec![change],
+            // Missed some: announce every list (harmless; clients re-list).
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                vec![Change::Tools, Change::Prompts, Change::Resources]
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        for change in changes {
+            let notification = match change {
+                Change::Tools => ServerNotification::ToolListChanged(Box::default()),
+                Change::Prompts => ServerNotification::PromptListChanged(Box::default()),
+                Change::Resources => ServerNotification::ResourceListChanged(Box::default()),
+                Change::ResourceUpdated(uri) => {
+                    if !self.subscriptions.contains(&uri) {
+                        continue;
+                    }
+                    ServerNotification::ResourceUpdated(Box::new(
+                        ResourceUpdatedNotificationParams::new(uri),
+                    ))
+                }
+            };
+            if let Err(error) = self.session.notify(notification, None) {
+                tracing::debug!(%error, "change not announced");
+            }
+        }
+    }
+
+    fn shut_down(&mut self) {
+        for (_, running) in self.running.drain() {
+            running.cancel.cancel();
+            running.task.abort();
+        }
+        self.session.close();
+        self.drain_events();
+    }
+}
+
+/// The tool, prompt or resource a request names, for its span.
+fn request_name(request: &ClientRequest) -> Option<&str> {
+    match request {
+        ClientRequest::CallTool(params) => Some(&params.name),
+        ClientRequest::GetPrompt(params) => Some(&params.name),
+        ClientRequest::ReadResource(params) => Some(&params.uri),
+        _ => None,
+    }
+}

@@ -1,0 +1,153 @@
+//! Errors: what a handler can fail with, what building a server can fail
+//! with, and what serving a transport can end with.
+
+use mcpwire_jsonrpc::{ErrorCode, ErrorObject};
+use mcpwire_types::{ProtocolVersion, resource_not_found_code};
+
+/// Why a handler could not produce its result.
+///
+/// For tools, [`HandlerError::Tool`] becomes a result with `isError: true`
+/// that the model can read and react to; every other variant becomes a
+/// JSON-RPC error response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandlerError {
+    /// A tool ran and failed; the message goes to the model (`isError: true`).
+    #[error("{0}")]
+    Tool(String),
+    /// The request's arguments are wrong (-32602).
+    #[error("invalid params: {0}")]
+    InvalidParams(String),
+    /// The named resource, prompt or tool does not exist (-32002 for
+    /// resources before 2026-07-28, -32602 otherwise).
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// Something went wrong inside the server (-32603).
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// A JSON-RPC error chosen by the handler.
+    #[error("{}", .0.message)]
+    Rpc(ErrorObject),
+}
+
+impl HandlerError {
+    /// A tool execution error carrying `message` for the model.
+    pub fn tool(message: impl Into<String>) -> Self {
+        Self::Tool(message.into())
+    }
+
+    /// An internal error from any error value.
+    pub fn internal(error: impl std::fmt::Display) -> Self {
+        Self::Internal(error.to_string())
+    }
+
+    /// The JSON-RPC error this becomes in `version` (a tool error, outside a
+    /// tool, is an internal error).
+    pub fn to_error_object(&self, version: ProtocolVersion) -> ErrorObject {
+        match self {
+            Self::Tool(message) | Self::Internal(message) => {
+                ErrorObject::internal_error(message.clone())
+            }
+            Self::InvalidParams(message) => ErrorObject::invalid_params(message.clone()),
+            Self::NotFound(what) => ErrorObject::new(
+                resource_not_found_code(version),
+                format!("not found: {what}"),
+            ),
+            Self::Rpc(error) => error.clone(),
+        }
+    }
+}
+
+impl From<ErrorObject> for HandlerError {
+    fn from(error: ErrorObject) -> Self {
+        Self::Rpc(error)
+    }
+}
+
+impl From<serde_json::Error> for HandlerError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Internal(error.to_string())
+    }
+}
+
+impl From<std::io::Error> for HandlerError {
+    fn from(error: std::io::Error) -> Self {
+        Self::Internal(error.to_string())
+    }
+}
+
+/// Why a server could not be built from its builder.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A tool name breaks the 2025-11-25 naming rules.
+    #[error("invalid tool name {name:?}: {reason}")]
+    ToolName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two tools, prompts, resources or templates share a name or URI.
+    #[error("{kind} {name:?} is registered twice")]
+    Duplicate {
+        /// What kind of thing.
+        kind: &'static str,
+        /// Its name or URI.
+        name: String,
+    },
+    /// A tool's input or output schema cannot be used.
+    #[error("the {which} of tool {tool:?} is unusable: {reason}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// `inputSchema` or `outputSchema`.
+        which: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// A resource template is not a valid RFC 6570 template.
+    #[error("invalid URI template {template:?}: {reason}")]
+    Template {
+        /// The template.
+        template: String,
+        /// Why.
+        reason: String,
+    },
+    /// A completion names a prompt or template that is not registered.
+    #[error("completion for unknown {kind} {name:?}")]
+    UnknownCompletionTarget {
+        /// `prompt` or `resource template`.
+        kind: &'static str,
+        /// Its name or URI template.
+        name: String,
+    },
+}
+
+/// Why serving a transport ended other than by the peer closing it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The transport failed.
+    #[error("transport failed: {0}")]
+    Transport(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Why a request the server sent to its client has no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerRequestError {
+    /// The engine refused to send it (capability, revision, initialization).
+    #[error(transparent)]
+    Refused(#[from] mcpwire_session::SendError),
+    /// The client answered with an error, timed out, or the session closed.
+    #[error(transparent)]
+    Failed(#[from] mcpwire_session::ResponseError),
+    /// The answer was of another kind than the request's result.
+    #[error("the client answered with an unexpected result kind")]
+    UnexpectedResult,
+}
+
+pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INVALID_PARAMS, message)
+}

@@ -1,0 +1,498 @@
+//! The server: its identity, its catalog, and the builder that assembles
+//! them without macros.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use mcpwire_session::{Limits, ServerConfig, Timeouts};
+use mcpwire_types::{
+    CallToolResult, GetPromptResult, Implementation, Prompt, PromptsCapability, ProtocolVersion,
+    ReadResourceResult, Resource, ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
+    ToolsCapability,
+};
+use tokio::sync::broadcast;
+
+use crate::catalog::{Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::handler::{
+    Arguments, CompleteFn, PromptArguments, TemplateVariables, complete_fn, prompt_fn, resource_fn,
+    template_fn, tool_fn,
+};
+use crate::uri_template::UriTemplate;
+use crate::{BuildError, Context, HandlerError};
+
+/// A change to what the server offers, announced to every live session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceUpdated(String),
+}
+
+/// An MCP server: cheap to clone, shared by every session it serves.
+///
+/// Build one with [`Server::builder`], then serve it over any transport
+/// with [`Server::serve`]. Tools, resources and prompts can be added and
+/// removed while serving; live sessions are told (`list_changed`).
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: Arc<ServerConfig>,
+    catalog: RwLock<Catalog>,
+    pub(crate) changes: broadcast::Sender<Change>,
+    pub(crate) page_size: usize,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.config.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts building a server called `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// The engine configuration every session uses.
+    pub fn config(&self) -> &Arc<ServerConfig> {
+        &self.inner.config
+    }
+
+    pub(crate) fn catalog(&self) -> RwLockReadGuard<'_, Catalog> {
+        // A panic while holding the lock cannot leave the catalog half
+        // written (every write is one push or remove), so poisoning is ignored.
+        self.inner
+            .catalog
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn catalog_mut(&self) -> RwLockWriteGuard<'_, Catalog> {
+        self.inner
+            .catalog
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn announce(&self, change: Change) {
+        // No receiver means no live session: nobody to tell.
+        let _ = self.inner.changes.send(change);
+    }
+
+    /// Adds a tool while serving; sessions get `notifications/tools/list_changed`.
+    ///
+    /// # Errors
+    ///
+    /// When the name is invalid or taken, or a schema is unusable.
+    pub fn add_tool<F, Fut>(&self, tool: Tool, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(Context, Arguments) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, HandlerError>> + Send + 'static,
+    {
+        let entry = ToolEntry::new(tool, tool_fn(handler))?;
+        self.catalog_mut().add_tool(entry)?;
+        self.announce(Change::Tools);
+        Ok(())
+    }
+
+    /// Removes a tool while serving; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = {
+            let mut catalog = self.catalog_mut();
+            let before = catalog.tools.len();
+            catalog.tools.retain(|entry| entry.tool.name != name);
+            catalog.tools.len() != before
+        };
+        if removed {
+            self.announce(Change::Tools);
+        }
+        removed
+    }
+
+    /// Removes a prompt while serving; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = {
+            let mut catalog = self.catalog_mut();
+            let before = catalog.prompts.len();
+            catalog.prompts.retain(|entry| entry.prompt.name != name);
+            catalog.prompts.len() != before
+        };
+        if removed {
+            self.announce(Change::Prompts);
+        }
+        removed
+    }
+
+    /// Removes a listed resource while serving; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = {
+            let mut catalog = self.catalog_mut();
+            let before = catalog.resources.len();
+            catalog.resources.retain(|entry| entry.resource.uri != uri);
+            catalog.resources.len() != before
+        };
+        if removed {
+            self.announce(Change::Resources);
+        }
+        removed
+    }
+
+    /// Tells sessions subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`).
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        self.announce(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// The names of the tools offered, in list order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.catalog()
+            .tools
+            .iter()
+            .map(|t| t.tool.name.clone())
+            .collect()
+    }
+}
+
+/// Assembles a [`Server`]: identity, capabilities, and handlers as plain
+/// async functions.
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    versions: Vec<ProtocolVersion>,
+    limits: Limits,
+    timeouts: Timeouts,
+    page_size: usize,
+    catalog: Catalog,
+    pending_completions: Vec<PendingCompletion>,
+    errors: Vec<BuildError>,
+    enable: Enabled,
+}
+
+#[derive(Default)]
+struct Enabled {
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+}
+
+enum PendingCompletion {
+    Prompt {
+        prompt: String,
+        argument: String,
+        handler: CompleteFn,
+    },
+    Template {
+        template: String,
+        variable: String,
+        handler: CompleteFn,
+    },
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    fn new(info: Implementation) -> Self {
+        Self {
+            info,
+            instructions: None,
+            versions: ProtocolVersion::ALL.to_vec(),
+            limits: Limits::default(),
+            timeouts: Timeouts::default(),
+            page_size: crate::cursor::DEFAULT_PAGE_SIZE,
+            catalog: Catalog::default(),
+            pending_completions: Vec::new(),
+            errors: Vec::new(),
+            enable: Enabled::default(),
+        }
+    }
+
+    /// Sets the full server identity (title, description, icons, website).
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Instructions for the model on how to use the server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Restricts the revisions spoken (default: all five).
+    pub fn versions(mut self, versions: impl IntoIterator<Item = ProtocolVersion>) -> Self {
+        self.versions = versions.into_iter().collect();
+        self
+    }
+
+    /// Sets the engine's limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the timeouts of requests the server sends to clients.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// Sets how many items a list page holds (default 50).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Declares the tools capability even with no tool registered yet (for
+    /// tools added while serving).
+    pub fn enable_tools(mut self) -> Self {
+        self.enable.tools = true;
+        self
+    }
+
+    /// Declares the resources capability even with none registered yet.
+    pub fn enable_resources(mut self) -> Self {
+        self.enable.resources = true;
+        self
+    }
+
+    /// Declares the prompts capability even with none registered yet.
+    pub fn enable_prompts(mut self) -> Self {
+        self.enable.prompts = true;
+        self
+    }
+
+    fn record(&mut self, outcome: Result<(), BuildError>) {
+        if let Err(error) = outcome {
+            self.errors.push(error);
+        }
+    }
+
+    /// Adds a tool: `handler` gets the call's arguments, already validated
+    /// against the tool's `inputSchema`.
+    pub fn tool<F, Fut>(mut self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(Context, Arguments) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, HandlerError>> + Send + 'static,
+    {
+        let outcome = ToolEntry::new(tool, tool_fn(handler)).and_then(|e| self.catalog.add_tool(e));
+        self.record(outcome);
+        self
+    }
+
+    /// Adds a tool whose arguments are read into `A` (after schema
+    /// validation); arguments that do not fit `A` are a tool error.
+    pub fn typed_tool<A, F, Fut>(self, tool: Tool, handler: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + Send + 'static,
+        F: Fn(Context, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, HandlerError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        self.tool(tool, move |ctx, args| {
+            let handler = handler.clone();
+            async move {
+                let args: A = serde_json::from_value(serde_json::Value::Object(args))
+                    .map_err(|e| HandlerError::tool(format!("invalid arguments: {e}")))?;
+                handler(ctx, args).await
+            }
+        })
+    }
+
+    /// Adds a listed resource read by `handler` (which gets the URI).
+    pub fn resource<F, Fut>(mut self, resource: Resource, handler: F) -> Self
+    where
+        F: Fn(Context, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, HandlerError>> + Send + 'static,
+    {
+        let entry = ResourceEntry {
+            resource,
+            handler: resource_fn(handler),
+        };
+        let outcome = self.catalog.add_resource(entry);
+        self.record(outcome);
+        self
+    }
+
+    /// Adds a resource template (RFC 6570) read by `handler`, which gets the
+    /// URI and the variables it matched.
+    pub fn resource_template<F, Fut>(mut self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(Context, String, TemplateVariables) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, HandlerError>> + Send + 'static,
+    {
+        let outcome = match UriTemplate::parse(&template.uri_template) {
+            Ok(parsed) => self.catalog.add_template(TemplateEntry {
+                template,
+                parsed,
+                handler: template_fn(handler),
+                completers: Vec::new(),
+            }),
+            Err(error) => Err(BuildError::Template {
+                template: template.uri_template.clone(),
+                reason: error.to_string(),
+            }),
+        };
+        self.record(outcome);
+        self
+    }
+
+    /// Adds a prompt rendered by `handler` from its arguments (required
+    /// arguments are checked before it runs).
+    pub fn prompt<F, Fut>(mut self, prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(Context, PromptArguments) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, HandlerError>> + Send + 'static,
+    {
+        let entry = PromptEntry {
+            prompt,
+            handler: prompt_fn(handler),
+            completers: Vec::new(),
+        };
+        let outcome = self.catalog.add_prompt(entry);
+        self.record(outcome);
+        self
+    }
+
+    /// Completes the argument `argument` of prompt `prompt`: `handler` gets
+    /// the partial value and the other arguments, and returns candidates.
+    pub fn prompt_completion<F, Fut>(mut self, prompt: &str, argument: &str, handler: F) -> Self
+    where
+        F: Fn(Context, String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<String>, HandlerError>> + Send + 'static,
+    {
+        self.pending_completions.push(PendingCompletion::Prompt {
+            prompt: prompt.to_owned(),
+            argument: argument.to_owned(),
+            handler: complete_fn(handler),
+        });
+        self
+    }
+
+    /// Completes the variable `variable` of the resource template `template`.
+    pub fn template_completion<F, Fut>(mut self, template: &str, variable: &str, handler: F) -> Self
+    where
+        F: Fn(Context, String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<String>, HandlerError>> + Send + 'static,
+    {
+        self.pending_completions.push(PendingCompletion::Template {
+            template: template.to_owned(),
+            variable: variable.to_owned(),
+            handler: complete_fn(handler),
+        });
+        self
+    }
+
+    /// Builds the server.
+    ///
+    /// # Errors
+    ///
+    /// The first problem met while registering (an invalid tool name or
+    /// schema, a duplicate, a bad template, a completion for an unknown target).
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        self.attach_completions()?;
+        if let Some(error) = self.errors.into_iter().next() {
+            return Err(error);
+        }
+        let catalog = self.catalog;
+        let has_completions = catalog.prompts.iter().any(|p| !p.completers.is_empty())
+            || catalog.templates.iter().any(|t| !t.completers.is_empty());
+        let mut capabilities = ServerCapabilities {
+            logging: Some(Default::default()),
+            ..ServerCapabilities::default()
+        };
+        if self.enable.tools || !catalog.tools.is_empty() {
+            capabilities.tools = Some(ToolsCapability {
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if self.enable.resources || !catalog.resources.is_empty() || !catalog.templates.is_empty() {
+            capabilities.resources = Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if self.enable.prompts || !catalog.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability {
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if has_completions || !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
+            capabilities.completions = Some(Default::default());
+        }
+        let mut config = ServerConfig::new(self.info, capabilities)
+            .with_versions(self.versions)
+            .with_limits(self.limits)
+            .with_timeouts(self.timeouts);
+        config.instructions = self.instructions;
+        let (changes, _) = broadcast::channel(64);
+        Ok(Server {
+            inner: Arc::new(Inner {
+                config: Arc::new(config),
+                catalog: RwLock::new(catalog),
+                changes,
+                page_size: self.page_size,
+            }),
+        })
+    }
+
+    fn attach_completions(&mut self) -> Result<(), BuildError> {
+        for pending in std::mem::take(&mut self.pending_completions) {
+            match pending {
+                PendingCompletion::Prompt {
+                    prompt,
+                    argument,
+                    handler,
+                } => {
+                    let entry = self
+                        .catalog
+                        .prompts
+                        .iter_mut()
+                        .find(|p| p.prompt.name == prompt);
+                    let Some(entry) = entry.and_then(Arc::get_mut) else {
+                        return Err(BuildError::UnknownCompletionTarget {
+                            kind: "prompt",
+                            name: prompt,
+                        });
+                    };
+                    entry.completers.push((argument, handler));
+                }
+                PendingCompletion::Template {
+                    template,
+                    variable,
+                    handler,
+                } => {
+                    let entry = self
+                        .catalog
+                        .templates
+                        .iter_mut()
+                        .find(|t| t.template.uri_template == template);
+                    let Some(entry) = entry.and_then(Arc::get_mut) else {
+                        return Err(BuildError::UnknownCompletionTarget {
+                            kind: "resource template",
+                            name: template,
+                        });
+                    };
+                    entry.completers.push((variable, handler));
+                }
+            }
+        }
+        Ok(())
+    }
+}
