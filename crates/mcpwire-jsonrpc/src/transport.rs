@@ -3,6 +3,7 @@
 use core::future::Future;
 
 use crate::classify::Inbound;
+use crate::id::RequestId;
 use crate::message::Packet;
 
 /// A bidirectional channel of JSON-RPC packets to one peer.
@@ -49,6 +50,21 @@ pub trait Transport: Send {
 
     /// Sends one packet to the peer.
     fn send(&mut self, packet: Packet) -> impl Future<Output = Result<(), Self::Error>> + Send;
+
+    /// Sends one packet that belongs to the peer's request `related` (its
+    /// answer, or progress, logs and requests sent while serving it).
+    ///
+    /// Transports with one stream ignore `related` (the default calls
+    /// [`Transport::send`]); a transport with a stream per request
+    /// (Streamable HTTP) sends the packet on that request's stream.
+    fn send_related(
+        &mut self,
+        packet: Packet,
+        related: Option<&RequestId>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        let _ = related;
+        self.send(packet)
+    }
 
     /// Receives the next packet from the peer; see the contract above for
     /// what `None` and `Err` mean and for cancel safety.

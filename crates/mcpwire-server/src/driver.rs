@@ -102,7 +102,7 @@ impl Driver {
     async fn flush<T: Transport>(&mut self, transport: &mut T) -> Result<(), ServeError> {
         while let Some(transmit) = self.session.poll_transmit() {
             transport
-                .send(transmit.packet)
+                .send_related(transmit.packet, transmit.related.as_ref())
                 .await
                 .map_err(|error| ServeError::Transport(Box::new(error)))?;
         }

@@ -1,0 +1,1 @@
+//! The MCP client runtime (being written).
