@@ -42,8 +42,9 @@ impl Server {
     /// Serves one client over `transport` until the client closes it.
     ///
     /// Requests run concurrently, each in its own task; notifications are
-    /// applied in the order they arrived. When the transport ends, running
-    /// handlers are cancelled.
+    /// applied in the order they arrived. When the client stops sending,
+    /// requests already received are still answered (for at most the
+    /// builder's drain timeout); then running handlers are cancelled.
     ///
     /// # Errors
     ///
@@ -59,24 +60,31 @@ impl Server {
             replies: HashMap::new(),
             subscriptions: HashSet::new(),
         };
+        // Set when the client stops sending: requests already received are
+        // still answered, until they finish or the drain time is up.
+        let mut draining: Option<tokio::time::Instant> = None;
         let outcome = loop {
             driver.drain_events();
             if let Err(error) = driver.flush(&mut transport).await {
                 break Err(error);
+            }
+            if draining.is_some() && driver.running.is_empty() {
+                break Ok(());
             }
             let deadline = driver
                 .session
                 .poll_timeout()
                 .map(tokio::time::Instant::from_std);
             tokio::select! {
-                inbound = transport.recv() => match inbound {
+                inbound = transport.recv(), if draining.is_none() => match inbound {
                     Some(Ok(inbound)) => driver.session.handle_inbound(inbound, now()),
                     Some(Err(error)) => break Err(ServeError::Transport(Box::new(error))),
-                    None => break Ok(()),
+                    None => draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout),
                 },
                 Some(command) = command_rx.recv() => driver.apply(command),
                 change = changes.recv() => driver.announce(change),
                 () = sleep_until(deadline) => driver.session.handle_timeout(now()),
+                () = sleep_until(draining) => break Ok(()),
             }
         };
         driver.shut_down();

@@ -45,6 +45,7 @@ pub(crate) struct Inner {
     catalog: RwLock<Catalog>,
     pub(crate) changes: broadcast::Sender<Change>,
     pub(crate) page_size: usize,
+    pub(crate) drain_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for Server {
@@ -170,6 +171,7 @@ pub struct ServerBuilder {
     limits: Limits,
     timeouts: Timeouts,
     page_size: usize,
+    drain_timeout: std::time::Duration,
     catalog: Catalog,
     pending_completions: Vec<PendingCompletion>,
     errors: Vec<BuildError>,
@@ -213,6 +215,7 @@ impl ServerBuilder {
             limits: Limits::default(),
             timeouts: Timeouts::default(),
             page_size: crate::cursor::DEFAULT_PAGE_SIZE,
+            drain_timeout: std::time::Duration::from_secs(5),
             catalog: Catalog::default(),
             pending_completions: Vec::new(),
             errors: Vec::new(),
@@ -253,6 +256,13 @@ impl ServerBuilder {
     /// Sets how many items a list page holds (default 50).
     pub fn page_size(mut self, page_size: usize) -> Self {
         self.page_size = page_size.max(1);
+        self
+    }
+
+    /// How long requests already received may still run after the client
+    /// stopped sending (default 5 s); then they are cancelled.
+    pub fn drain_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.drain_timeout = timeout;
         self
     }
 
@@ -448,6 +458,7 @@ impl ServerBuilder {
                 catalog: RwLock::new(catalog),
                 changes,
                 page_size: self.page_size,
+                drain_timeout: self.drain_timeout,
             }),
         })
     }

@@ -163,6 +163,9 @@ const RFC_6570_SECTION_3_EXAMPLES: &[(&str, &str)] = &[
     ("{&keys*}", "&semi=%3B&dot=.&comma=%2C"),
 ];
 
+// A helper of the tests, where a template that fails to parse is a failed assertion.
+#[allow(clippy::panic)]
+#[track_caller]
 fn template(text: &str) -> UriTemplate {
     UriTemplate::parse(text).unwrap_or_else(|error| panic!("{text}: {error}"))
 }
@@ -565,6 +568,47 @@ fn expanding_then_matching_returns_the_values_for_hand_picked_cases() {
     }
 }
 
+/// How the generated round trip fills one variable.
+struct VariableKind {
+    name: &'static str,
+    /// Whether the value goes through `{+var}` or `{#var}` (so it avoids `%`, `?` and `#`).
+    reserved: bool,
+    /// Whether the value is a list rather than a string.
+    list: bool,
+    /// Whether the variable is sometimes left undefined.
+    optional: bool,
+}
+
+/// A required string variable; the methods below adjust it.
+const fn var(name: &'static str) -> VariableKind {
+    VariableKind {
+        name,
+        reserved: false,
+        list: false,
+        optional: false,
+    }
+}
+
+impl VariableKind {
+    const fn reserved(self) -> Self {
+        Self {
+            reserved: true,
+            ..self
+        }
+    }
+
+    const fn list(self) -> Self {
+        Self { list: true, ..self }
+    }
+
+    const fn optional(self) -> Self {
+        Self {
+            optional: true,
+            ..self
+        }
+    }
+}
+
 /// A small deterministic generator, so the round trip below explores many values yet always
 /// checks the same ones.
 struct Lcg(u64);
@@ -587,63 +631,63 @@ impl Lcg {
 
 #[test]
 fn expanding_then_matching_returns_the_values_for_generated_cases() {
-    // Characters that must be encoded, or that are delimiters elsewhere; `.` and `-` are left
-    // out because they are unreserved and make `{name}{.ext}` ambiguous by design, and `%` and
-    // `?` because reserved expansion passes them through.
+    // Values for encoding operators use characters that must be encoded or are delimiters
+    // elsewhere. `.` and `-` are left out everywhere: they are unreserved, so `{name}{.ext}`
+    // is ambiguous by design. Values of `{+var}` and `{#var}` also leave out `%` (passed
+    // through when it starts a triplet) and `?`/`#` (which the ambiguity breakers reserve).
     let encoded = [
         'a', 'Z', '7', ' ', '/', '?', '&', '=', ',', ';', '#', '+', 'é', '~', '_', '%', '"',
     ];
     let reserved = ['a', 'Z', '7', ' ', '/', ',', '=', ';', 'é', '~', '_', '!'];
-    // (template, variables: name, uses reserved alphabet, is a list, may be left undefined)
-    let templates: &[(&str, &[(&str, bool, bool, bool)])] = &[
-        ("test://items/{id}/data", &[("id", false, false, false)]),
+    let templates: &[(&str, &[VariableKind])] = &[
+        ("test://items/{id}/data", &[var("id")]),
         (
             "res://{owner}/{repo}{/path*}{?ref,depth}",
             &[
-                ("owner", false, false, false),
-                ("repo", false, false, false),
-                ("path", false, true, true),
-                ("ref", false, false, true),
-                ("depth", false, false, true),
+                var("owner"),
+                var("repo"),
+                var("path").list().optional(),
+                var("ref").optional(),
+                var("depth").optional(),
             ],
         ),
         (
             "map://here{;lat,long}{?zoom}",
             &[
-                ("lat", false, false, true),
-                ("long", false, false, true),
-                ("zoom", false, false, true),
+                var("lat").optional(),
+                var("long").optional(),
+                var("zoom").optional(),
             ],
         ),
         (
             "doc://{name}{.ext}{#section}",
             &[
-                ("name", false, false, false),
-                ("ext", false, false, true),
-                ("section", true, false, true),
+                var("name"),
+                var("ext").optional(),
+                var("section").reserved().optional(),
             ],
         ),
         (
             "search://{+base}/results{?q}{&filter*}",
             &[
-                ("base", true, false, false),
-                ("q", false, false, true),
-                ("filter", false, true, true),
+                var("base").reserved(),
+                var("q").optional(),
+                var("filter").list().optional(),
             ],
         ),
-        ("tags://x{?tag*}", &[("tag", false, true, true)]),
+        ("tags://x{?tag*}", &[var("tag").list().optional()]),
     ];
     let mut random = Lcg(0x5eed);
     for (text, specs) in templates {
         let parsed = template(text);
         for _ in 0..400 {
             let mut variables = Variables::new();
-            for &(name, uses_reserved, is_list, optional) in *specs {
-                if optional && random.next(4) == 0 {
+            for kind in *specs {
+                if kind.optional && random.next(4) == 0 {
                     continue;
                 }
-                let alphabet: &[char] = if uses_reserved { &reserved } else { &encoded };
-                let value = if is_list {
+                let alphabet: &[char] = if kind.reserved { &reserved } else { &encoded };
+                let value = if kind.list {
                     let items = (0..1 + random.next(3))
                         .map(|_| random.text(alphabet))
                         .collect();
@@ -651,7 +695,7 @@ fn expanding_then_matching_returns_the_values_for_generated_cases() {
                 } else {
                     TemplateValue::String(random.text(alphabet))
                 };
-                variables.insert(name.to_owned(), value);
+                variables.insert(kind.name.to_owned(), value);
             }
             let uri = parsed.expand(&variables);
             assert_eq!(parsed.match_uri(&uri), Some(variables), "{text} -> {uri}");

@@ -239,9 +239,21 @@ impl Peer {
         }
     }
 
-    /// Stops waiting for `id` and tells the peer (unless it is `initialize`,
-    /// which is never cancelled: CANCEL-02). Returns whether it was pending.
+    /// Stops waiting for `id` and tells the peer. Returns whether it was
+    /// pending and could be cancelled: `initialize` never is (CANCEL-02), so
+    /// it stays pending and its answer still completes the handshake.
     pub(crate) fn cancel_outbound(&mut self, id: &RequestId, reason: Option<String>) -> bool {
+        // Forgetting `initialize` here would leave the handshake waiting for
+        // an answer that is then dropped as unmatched: refuse instead.
+        if self.outbound.get(id).is_none_or(|pending| !pending.cancellable) {
+            return false;
+        }
+        self.give_up(id, reason)
+    }
+
+    /// Stops waiting for `id`, telling the peer when the request may be
+    /// cancelled (never `initialize`: CANCEL-02). Returns whether it was pending.
+    fn give_up(&mut self, id: &RequestId, reason: Option<String>) -> bool {
         let Some(pending) = self.forget_outbound(id) else {
             return false;
         };
@@ -299,7 +311,7 @@ impl Peer {
             .collect();
         expired.sort_by_key(RequestId::as_number);
         for id in &expired {
-            self.cancel_outbound(id, Some("request timed out".to_owned()));
+            self.give_up(id, Some("request timed out".to_owned()));
         }
         expired
     }

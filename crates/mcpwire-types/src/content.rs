@@ -178,7 +178,55 @@ impl<'de> Deserialize<'de> for ResourceContents {
     }
 }
 
+impl TextResourceContents {
+    /// Text contents of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
+impl BlobResourceContents {
+    /// Binary contents (base64 `blob`) of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            blob: blob.into(),
+            meta: None,
+            extra: Extra::new(),
+        }
+    }
+}
+
 impl ResourceContents {
+    /// Text contents of `uri` with MIME type `mime_type`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        let mut contents = TextResourceContents::new(uri, text);
+        contents.mime_type = Some(mime_type.into());
+        Self::Text(contents)
+    }
+
+    /// Base64 binary contents of `uri` with MIME type `mime_type`.
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        blob: impl Into<String>,
+    ) -> Self {
+        let mut contents = BlobResourceContents::new(uri, blob);
+        contents.mime_type = Some(mime_type.into());
+        Self::Blob(contents)
+    }
+
     /// The URI the contents belong to.
     pub fn uri(&self) -> &str {
         match self {

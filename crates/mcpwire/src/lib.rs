@@ -1,12 +1,29 @@
 //! mcpwire: the Model Context Protocol in Rust, one facade over layered crates.
 //!
 //! This crate holds no code of its own. It re-exports the layers so that an
-//! application can depend on one crate and pick what it needs with features:
+//! application can depend on one crate and pick what it needs with features
+//! (all off by default; `full` turns every one on):
 //!
-//! | module | crate | what it is |
-//! |---|---|---|
-//! | [`jsonrpc`] | `mcpwire-jsonrpc` | JSON-RPC 2.0 messages, framing, the `Transport` trait |
-//! | [`types`] | `mcpwire-types` | the MCP vocabulary of every revision |
+//! | module | feature | crate | what it is |
+//! |---|---|---|---|
+//! | [`jsonrpc`] | always | `mcpwire-jsonrpc` | JSON-RPC 2.0 messages, framing, the `Transport` trait |
+//! | [`types`] | always | `mcpwire-types` | the MCP vocabulary of every revision |
+//! | `session` | `server` or `client` | `mcpwire-session` | the sans-IO protocol engine |
+//! | `server` | `server` | `mcpwire-server` | the server runtime |
+//! | `client` | `client` | `mcpwire-client` | the client runtime |
+//! | `stdio` | `stdio` | `mcpwire-stdio` | the stdio transport |
+//!
+//! Transports and runtimes meet here or in your code: any runtime serves
+//! any transport, e.g. `server.serve(mcpwire::stdio::stdio())`.
 
 pub use mcpwire_jsonrpc as jsonrpc;
 pub use mcpwire_types as types;
+
+#[cfg(feature = "client")]
+pub use mcpwire_client as client;
+#[cfg(feature = "server")]
+pub use mcpwire_server as server;
+#[cfg(any(feature = "server", feature = "client"))]
+pub use mcpwire_session as session;
+#[cfg(feature = "stdio")]
+pub use mcpwire_stdio as stdio;

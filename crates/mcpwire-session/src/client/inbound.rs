@@ -7,8 +7,9 @@ use mcpwire_types::methods::{ServerNotification, ServerRequest, ServerResult, me
 use mcpwire_types::{EmptyResult, ForRevision, ProgressToken, ProtocolVersion, meta_keys};
 
 use super::{ClientSession, State};
+use crate::gating::check_server_request;
 use crate::peer::{Answer, BatchId, RequestInfo};
-use crate::{Event, IncomingRequest, RequestContext, ResponseError, TraceContext};
+use crate::{Event, IncomingRequest, RequestContext, ResponseError, SendError, TraceContext};
 
 impl ClientSession {
     /// Takes in what the transport received.
@@ -117,6 +118,24 @@ impl ClientSession {
                     "method not found: {method} (the client did not declare the {capability} capability)"
                 ),
             );
+            return self.peer.answer_unadmitted(Some(id), error, batch);
+        }
+        // A mode or feature the client did not declare inside a capability
+        // it did declare (URL elicitation, tools in sampling) is refused
+        // with -32602 rather than handed to the runtime (ELIC-09, SAMP-05).
+        if let Err(SendError::PeerLacksCapability { capability, .. }) =
+            check_server_request(&decoded, &self.config.capabilities)
+        {
+            let code = match decoded {
+                ServerRequest::CreateMessage(_) | ServerRequest::Elicit(_) => {
+                    mcpwire_jsonrpc::ErrorCode::INVALID_PARAMS
+                }
+                _ => mcpwire_jsonrpc::ErrorCode::METHOD_NOT_FOUND,
+            };
+            let message = format!(
+                "{method} needs the {capability} capability, which the client did not declare"
+            );
+            let error = ErrorObject::new(code, message);
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
         let meta = decoded.meta();

@@ -272,7 +272,8 @@ impl ClientSession {
     }
 
     /// Stops waiting for a request and tells the server
-    /// (`notifications/cancelled`). Returns whether it was pending.
+    /// (`notifications/cancelled`). Returns whether it was pending and could
+    /// be cancelled: `initialize` never can (CANCEL-02) and stays pending.
     pub fn cancel(&mut self, id: &RequestId, reason: Option<String>) -> bool {
         self.peer.cancel_outbound(id, reason)
     }
