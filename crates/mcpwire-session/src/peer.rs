@@ -499,11 +499,13 @@ impl Peer {
             // A batch of only notifications and answers gets no response.
             && !group.responses.is_empty()
         {
+            // The batch answers the peer's requests, so it names one of them:
+            // a transport with several streams (Streamable HTTP) must send it
+            // on the stream of the POST that carried the batch, not as a
+            // message standing alone.
+            let related = group.responses.iter().find_map(|m| m.id().cloned());
             let packet = Packet::Batch(group.responses);
-            self.transmits.push_back(Transmit {
-                packet,
-                related: None,
-            });
+            self.transmits.push_back(Transmit { packet, related });
         }
     }
 }

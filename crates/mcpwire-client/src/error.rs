@@ -1,0 +1,87 @@
+//! Errors: why connecting failed, and why a call has no result.
+
+use mcpwire_jsonrpc::ErrorObject;
+use mcpwire_session::{ResponseError, SendError};
+use mcpwire_types::InputRequiredResult;
+
+/// Why [`Client::connect`](crate::Client::connect) did not produce a client.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The engine gave up: no protocol revision in common, the server
+    /// refused or did not answer `initialize`, or its answer was malformed
+    /// (LIFE-12, LIFE-19).
+    #[error("could not connect: {0}")]
+    Failed(String),
+    /// The transport ended before the connection was established.
+    #[error("the transport closed before the connection was established")]
+    TransportClosed,
+    /// The transport failed.
+    #[error("transport failed: {0}")]
+    Transport(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Why a call to the server has no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The engine refused to send the request: the method does not exist in
+    /// the revision spoken, the server did not declare the capability it
+    /// needs (LIFE-14), or too many requests are in flight.
+    #[error("request refused: {0}")]
+    Refused(#[from] SendError),
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with error {}: {}", .0.code, .0.message)]
+    Peer(ErrorObject),
+    /// No answer came in time; `notifications/cancelled` was sent (LIFE-16).
+    #[error("the request timed out")]
+    TimedOut,
+    /// The session ended (closed by the client, or the transport ended)
+    /// before an answer came.
+    #[error("the session is closed")]
+    Closed,
+    /// The answer could not be read as the result of the request, or was a
+    /// result of another kind.
+    #[error("the result could not be read: {0}")]
+    InvalidResult(String),
+    /// The server needs input from the client before it can answer
+    /// (2026-07-28 multi round-trip requests): answer its input requests and
+    /// send the request again with `inputResponses` and `requestState`.
+    #[error("the server needs input before it can answer")]
+    InputRequired(Box<InputRequiredResult>),
+    /// A tool's `structuredContent` does not match the `outputSchema` the
+    /// server listed for it (TOOL-15), or the schema cannot be used.
+    #[error("structured content of tool {tool:?} is invalid: {reason}")]
+    InvalidStructuredContent {
+        /// The tool called.
+        tool: String,
+        /// What is wrong, one violation per line.
+        reason: String,
+    },
+    /// Paging through a list did not end: the server kept returning a
+    /// `nextCursor` (or returned the cursor it was given).
+    #[error("{method} did not end after {pages} pages")]
+    EndlessPagination {
+        /// The list method.
+        method: &'static str,
+        /// How many pages were read.
+        pages: usize,
+    },
+    /// The marker type names a method this client cannot send, or its
+    /// params or result types are not the ones of that method.
+    #[error("{0} is not a request this client can send")]
+    UnknownMethod(&'static str),
+}
+
+impl From<ResponseError> for ClientError {
+    fn from(error: ResponseError) -> Self {
+        match error {
+            ResponseError::Peer(object) => Self::Peer(object),
+            ResponseError::TimedOut => Self::TimedOut,
+            ResponseError::Closed => Self::Closed,
+            ResponseError::InvalidResult(reason) => Self::InvalidResult(reason),
+            // A failure this version of the client does not know by name.
+            other => Self::InvalidResult(other.to_string()),
+        }
+    }
+}
