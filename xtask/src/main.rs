@@ -9,6 +9,7 @@
 mod bench;
 mod ci;
 mod codegen;
+mod conformance;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,8 @@ commands:
   tidy                check file headers, file sizes, layering and lint inheritance
   ci                  run everything CI runs (fmt, clippy, tests, tidy, deny)
   bench codec         measure the JSON-RPC codec against a serde_json::Value baseline
+  conformance [server|client|auth-server|all] [--scenario NAME] [--runner VERSION] [--bless]
+                      run the official MCP conformance runner against our binaries
 ";
 
 fn main() -> ExitCode {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         "tidy" => tidy::run(rest),
         "ci" => ci::run(rest),
         "bench" => bench::run(rest),
+        "conformance" => conformance::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

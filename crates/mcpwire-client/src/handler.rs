@@ -46,8 +46,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///         _params: RequestParams,
 ///         _context: HandlerContext,
 ///     ) -> BoxFuture<'_, Result<ListRootsResult, ErrorObject>> {
-///         let root: Root = serde_json::from_value(serde_json::json!({"uri": "file:///work"}))
-///             .unwrap_or_else(|_| unreachable!());
+///         let root = Root::new("file:///work").with_name("work");
 ///         Box::pin(async move { Ok(ListRootsResult::new(vec![root])) })
 ///     }
 /// }

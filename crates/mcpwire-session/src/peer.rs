@@ -211,6 +211,14 @@ impl Peer {
         id
     }
 
+    /// Makes a pending request one that `notifications/cancelled` never
+    /// names, not even when it times out (like `initialize`).
+    pub(crate) fn never_cancel(&mut self, id: &RequestId) {
+        if let Some(pending) = self.outbound.get_mut(id) {
+            pending.cancellable = false;
+        }
+    }
+
     fn forget_outbound(&mut self, id: &RequestId) -> Option<Pending> {
         let pending = self.outbound.remove(id)?;
         if let Some(token) = &pending.progress_token {

@@ -49,6 +49,10 @@ impl ClientSession {
                 let id =
                     self.peer
                         .start_request("server/discover", Some(params), options, None, now);
+                // An unanswered probe means a legacy server, to which the
+                // client must send nothing but `ping` before `initialize`
+                // (LIFE-05): so no `notifications/cancelled` for it on timeout.
+                self.peer.never_cancel(&id);
                 self.state = State::Probing { id };
             }
             Err(error) => self.fail(format!("could not encode server/discover: {error}")),
