@@ -72,7 +72,10 @@ impl SchemaCache {
 /// Checks a tool result's structured content against `schema`: a
 /// non-error result of a tool with an output schema must carry conforming
 /// `structuredContent` (TOOL-14, TOOL-15). Returns why not.
-pub(crate) fn check(schema: &Result<Validator, String>, structured: Option<&Value>) -> Result<(), String> {
+pub(crate) fn check(
+    schema: &Result<Validator, String>,
+    structured: Option<&Value>,
+) -> Result<(), String> {
     let validator = schema
         .as_ref()
         .map_err(|reason| format!("the tool's outputSchema cannot be used: {reason}"))?;
@@ -87,7 +90,11 @@ pub(crate) fn check(schema: &Result<Validator, String>, structured: Option<&Valu
         .take(MAX_REPORTED)
         .map(|error| {
             let path = error.instance_path.to_string();
-            let place = if path.is_empty() { "the top level".to_owned() } else { path };
+            let place = if path.is_empty() {
+                "the top level".to_owned()
+            } else {
+                path
+            };
             format!("at {place}: {error}")
         })
         .collect();
@@ -153,7 +160,9 @@ fn check_size(schema: &Value) -> Result<(), String> {
             _ => continue,
         };
         if depth > MAX_DEPTH {
-            return Err(format!("the schema is nested more than {MAX_DEPTH} levels deep"));
+            return Err(format!(
+                "the schema is nested more than {MAX_DEPTH} levels deep"
+            ));
         }
         pending.extend(children.map(|child| (child, depth + 1)));
     }
@@ -168,7 +177,11 @@ impl Retrieve for RefuseRetrieval {
         &self,
         uri: &Uri<String>,
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(format!("refusing to retrieve {}: remote $ref is disabled", uri.as_str()).into())
+        Err(format!(
+            "refusing to retrieve {}: remote $ref is disabled",
+            uri.as_str()
+        )
+        .into())
     }
 }
 
@@ -178,7 +191,7 @@ mod tests {
 
     use super::*;
 
-    fn tool_with_output(name: &str, schema: Value) -> Tool {
+    fn tool_with_output(name: &str, schema: &Value) -> Tool {
         let mut tool = Tool::without_arguments(name);
         tool.output_schema = schema.as_object().cloned();
         tool
@@ -187,8 +200,9 @@ mod tests {
     #[test]
     fn conforming_content_passes_and_a_violation_names_its_place() {
         let cache = SchemaCache::default();
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
-        cache.learn(&[tool_with_output("count", schema)]);
+        let schema =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        cache.learn(&[tool_with_output("count", &schema)]);
         let schema = cache.get("count").unwrap();
         assert_eq!(check(&schema, Some(&json!({"n": 3}))), Ok(()));
         let reason = check(&schema, Some(&json!({"n": "three"}))).unwrap_err();
@@ -203,7 +217,10 @@ mod tests {
         let modern = compile(tuple.as_object().unwrap()).unwrap();
         assert!(!modern.is_valid(&json!(["x"])));
         let mut old = tuple.as_object().unwrap().clone();
-        old.insert("$schema".into(), json!("http://json-schema.org/draft-07/schema#"));
+        old.insert(
+            "$schema".into(),
+            json!("http://json-schema.org/draft-07/schema#"),
+        );
         let old = compile(&old).unwrap();
         assert!(old.is_valid(&json!(["x"])));
     }
@@ -220,8 +237,8 @@ mod tests {
     #[test]
     fn a_relisted_tool_without_a_schema_forgets_the_old_one_and_clear_forgets_all() {
         let cache = SchemaCache::default();
-        cache.learn(&[tool_with_output("a", json!({"type": "object"}))]);
-        cache.learn(&[tool_with_output("b", json!({"type": "object"}))]);
+        cache.learn(&[tool_with_output("a", &json!({"type": "object"}))]);
+        cache.learn(&[tool_with_output("b", &json!({"type": "object"}))]);
         assert!(cache.get("a").is_some());
         cache.learn(&[Tool::without_arguments("a")]);
         assert!(cache.get("a").is_none());

@@ -115,7 +115,7 @@ mod tests {
         // Same payload type (EmptyResult), other method: still refused.
         let set_level = ServerResult::SetLevel(Box::default());
         assert!(from_result::<Ping>(set_level).is_err());
-        let ping = ServerResult::Ping(Box::new(EmptyResult::default()));
+        let ping = ServerResult::Ping(Box::default());
         assert_eq!(from_result::<Ping>(ping).unwrap(), EmptyResult::default());
         let call = ServerResult::CallTool(Box::new(CallToolResult::text("hi")));
         assert_eq!(
@@ -144,10 +144,8 @@ mod tests {
 
     #[test]
     fn a_marker_that_is_not_a_client_request_or_lies_about_its_types_is_refused() {
-        let params: mcpwire_types::CreateMessageRequestParams = serde_json::from_value(
-            serde_json::json!({"messages": [], "maxTokens": 10}),
-        )
-        .unwrap();
+        let params: mcpwire_types::CreateMessageRequestParams =
+            serde_json::from_value(serde_json::json!({"messages": [], "maxTokens": 10})).unwrap();
         assert_eq!(
             into_request::<NotAClientRequest>(params).unwrap_err(),
             ClientError::UnknownMethod("sampling/createMessage")

@@ -22,6 +22,9 @@ pub struct ClassifyError {
     code: ErrorCode,
     message: String,
     id: Option<RequestId>,
+    /// Whether the offending message looked like an answer (`result` or
+    /// `error` without `method`).
+    answer_like: bool,
 }
 
 impl ClassifyError {
@@ -34,7 +37,22 @@ impl ClassifyError {
             code,
             message: message.into(),
             id,
+            answer_like: false,
         }
+    }
+
+    /// Marks the offending message as one that looked like an answer.
+    pub(crate) fn answer_like(mut self) -> Self {
+        self.answer_like = true;
+        self
+    }
+
+    /// Whether the offending message looked like an answer (it had `result`
+    /// or `error` and no `method`). Such a message must not be answered: its
+    /// id names a request of the receiver's own, and an error response with
+    /// that id would be taken as the answer to that request.
+    pub fn is_answer_like(&self) -> bool {
+        self.answer_like
     }
 
     /// A parse error (-32700): the text is not JSON. Its id is never known.

@@ -454,6 +454,18 @@ fn invalid(message: String, id: Option<&FoundId>) -> ClassifyError {
 /// Checks run in a fixed order (duplicates, version, then the shape), so
 /// that a message with several faults always reports the same one.
 fn classify(members: Members<'_>) -> Result<Message, ClassifyError> {
+    let answer_like =
+        members.method.is_none() && (members.result.is_some() || members.error.is_some());
+    classify_shape(members).map_err(|error| {
+        if answer_like {
+            error.answer_like()
+        } else {
+            error
+        }
+    })
+}
+
+fn classify_shape(members: Members<'_>) -> Result<Message, ClassifyError> {
     let id = members.id.map(found_id);
     let fail = |message: String| Err(invalid(message, id.as_ref()));
 

@@ -26,7 +26,8 @@ pub enum Event<Req, Notif, Res, Peer> {
     /// reported as their own events instead).
     Notification(Notif),
     /// The peer cancelled a request it sent us; its answer will be dropped,
-    /// so the handler should stop.
+    /// so the handler should stop. The runtime still calls `respond` for it
+    /// (with any outcome): that frees its entry in the in-flight table.
     Cancelled {
         /// The cancelled request.
         id: RequestId,

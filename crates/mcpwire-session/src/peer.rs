@@ -193,8 +193,8 @@ impl Peer {
             id.clone(),
             Pending {
                 method,
-                deadline: now + timeout,
-                hard_deadline: now + maximum,
+                deadline: deadline_after(now, timeout),
+                hard_deadline: deadline_after(now, maximum),
                 reset_to: reset.then_some(timeout),
                 progress_token,
                 last_progress: None,
@@ -253,7 +253,11 @@ impl Peer {
     pub(crate) fn cancel_outbound(&mut self, id: &RequestId, reason: Option<String>) -> bool {
         // Forgetting `initialize` here would leave the handshake waiting for
         // an answer that is then dropped as unmatched: refuse instead.
-        if self.outbound.get(id).is_none_or(|pending| !pending.cancellable) {
+        if self
+            .outbound
+            .get(id)
+            .is_none_or(|pending| !pending.cancellable)
+        {
             return false;
         }
         self.give_up(id, reason)
@@ -295,7 +299,7 @@ impl Peer {
         }
         pending.last_progress = Some(progress.progress);
         if let Some(timeout) = pending.reset_to {
-            pending.deadline = (now + timeout).min(pending.hard_deadline);
+            pending.deadline = deadline_after(now, timeout).min(pending.hard_deadline);
         }
         Some(id)
     }
@@ -516,6 +520,14 @@ impl Peer {
             self.transmits.push_back(Transmit { packet, related });
         }
     }
+}
+
+/// `now + wait`, saturating: `Instant + Duration` panics on overflow, and a
+/// caller asking for an unbounded wait (`Duration::MAX`) gets a century
+/// instead (on a platform where even that overflows, no wait at all).
+fn deadline_after(now: Instant, wait: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+    now.checked_add(wait.min(CENTURY)).unwrap_or(now)
 }
 
 fn answer_message(id: RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> Message {

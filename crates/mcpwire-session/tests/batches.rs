@@ -45,19 +45,29 @@ fn a_2025_03_26_batch_is_answered_with_one_batch() {
         request(5, "tools/call", json!({"name": 42})),
     ]);
     feed(&mut server, &batch, now);
-    assert!(sent(&mut server).is_empty(), "nothing goes until every request is answered");
+    assert!(
+        sent(&mut server).is_empty(),
+        "nothing goes until every request is answered"
+    );
     let events = events(&mut server);
     assert_eq!(events.len(), 2, "{events:?}");
     assert!(matches!(events[0], Event::Request(_)));
     assert!(matches!(events[1], Event::Notification(_)));
-    let Event::Request(incoming) = &events[0] else { unreachable!() };
+    let Event::Request(incoming) = &events[0] else {
+        unreachable!()
+    };
 
-    server.respond(&incoming.id, Ok(tool_result("echoed"))).unwrap();
+    server
+        .respond(&incoming.id, Ok(tool_result("echoed")))
+        .unwrap();
     let transmits = transmits(&mut server);
     assert_eq!(transmits.len(), 1);
     // The batch travels with the requests it answers (one of them is named),
     // so that Streamable HTTP sends it on the POST that carried them.
-    assert!(matches!(transmits[0].related, Some(mcpwire_jsonrpc::RequestId::Number(1..=5))));
+    assert!(matches!(
+        transmits[0].related,
+        Some(mcpwire_jsonrpc::RequestId::Number(1..=5))
+    ));
     let elements = by_id(&packet_json(&transmits[0]));
     let ids: Vec<&Value> = elements.iter().map(|(id, _)| id).collect();
     assert_eq!(ids, [&json!(1), &json!(2), &json!(3), &json!(4), &json!(5)]);
@@ -73,7 +83,12 @@ fn a_2025_03_26_batch_is_answered_with_one_batch() {
 fn a_batch_of_notifications_gets_no_response() {
     let now = Instant::now();
     let mut server = server(json!({}));
-    initialize(&mut server, "2025-03-26", json!({"roots": {"listChanged": true}}), now);
+    initialize(
+        &mut server,
+        "2025-03-26",
+        json!({"roots": {"listChanged": true}}),
+        now,
+    );
     let batch = json!([
         notification("notifications/roots/list_changed", json!({})),
         notification("notifications/cancelled", json!({"requestId": 77})),
@@ -81,7 +96,11 @@ fn a_batch_of_notifications_gets_no_response() {
     ]);
     feed(&mut server, &batch, now);
     assert!(sent(&mut server).is_empty());
-    assert_eq!(events(&mut server).len(), 1, "only the known notification is reported");
+    assert_eq!(
+        events(&mut server).len(),
+        1,
+        "only the known notification is reported"
+    );
 }
 
 // BASE-15, BASE-19: every other revision, and a session not yet initialized,
@@ -94,7 +113,12 @@ fn a_batch_outside_2025_03_26_gets_one_invalid_request_error() {
         request(2, "tools/list", json!({})),
         notification("notifications/roots/list_changed", json!({})),
     ]);
-    for version in [None, Some("2024-11-05"), Some("2025-06-18"), Some("2025-11-25")] {
+    for version in [
+        None,
+        Some("2024-11-05"),
+        Some("2025-06-18"),
+        Some("2025-11-25"),
+    ] {
         let mut server = server(json!({"tools": {}}));
         if let Some(version) = version {
             initialize(&mut server, version, json!({}), now);
@@ -119,7 +143,10 @@ fn a_batch_of_stateless_requests_is_refused() {
     ]);
     feed(&mut server, &batch, now);
     let answer = sent_one(&mut server);
-    assert_eq!((answer["id"].clone(), error_code(&answer)), (Value::Null, -32600));
+    assert_eq!(
+        (answer["id"].clone(), error_code(&answer)),
+        (Value::Null, -32600)
+    );
     assert!(events(&mut server).is_empty());
 }
 
@@ -152,11 +179,25 @@ fn a_cancelled_element_is_left_out_of_its_batch() {
     ]);
     feed(&mut server, &batch, now);
     let requests = only_requests(events(&mut server));
-    feed(&mut server, &notification("notifications/cancelled", json!({"requestId": 1})), now);
-    assert!(matches!(events(&mut server).as_slice(), [Event::Cancelled { .. }]));
-    server.respond(&requests[1].id, Ok(tool_result("b"))).unwrap();
-    assert!(sent(&mut server).is_empty(), "the cancelled element is still being handled");
-    server.respond(&requests[0].id, Ok(tool_result("a"))).unwrap();
+    feed(
+        &mut server,
+        &notification("notifications/cancelled", json!({"requestId": 1})),
+        now,
+    );
+    assert!(matches!(
+        events(&mut server).as_slice(),
+        [Event::Cancelled { .. }]
+    ));
+    server
+        .respond(&requests[1].id, Ok(tool_result("b")))
+        .unwrap();
+    assert!(
+        sent(&mut server).is_empty(),
+        "the cancelled element is still being handled"
+    );
+    server
+        .respond(&requests[0].id, Ok(tool_result("a")))
+        .unwrap();
     let answer = sent_one(&mut server);
     let elements = by_id(&answer);
     assert_eq!(elements.len(), 1, "{answer:#}");
@@ -173,7 +214,11 @@ fn a_batch_of_responses_completes_each_request() {
     let mut ids = Vec::new();
     for _ in 0..2 {
         let roots = ServerRequest::decode("roots/list", None).unwrap();
-        ids.push(server.send_request(roots, RequestOptions::default(), None, now).unwrap());
+        ids.push(
+            server
+                .send_request(roots, RequestOptions::default(), None, now)
+                .unwrap(),
+        );
     }
     sent(&mut server);
     let batch: Vec<Value> = ids
@@ -198,11 +243,14 @@ fn a_batch_of_responses_completes_each_request() {
 fn a_2025_03_26_client_answers_a_batch_with_one_batch() {
     let now = Instant::now();
     let mut server = server(json!({}));
-    let config = client_config(json!({"roots": {}}))
-        .pinned(mcpwire_types::ProtocolVersion::V2025_03_26);
+    let config =
+        client_config(json!({"roots": {}})).pinned(mcpwire_types::ProtocolVersion::V2025_03_26);
     let mut client = client_with(config, now);
     connect(&mut client, &mut server, now);
-    let batch = json!([request("p", "ping", json!({})), request("r", "roots/list", json!({}))]);
+    let batch = json!([
+        request("p", "ping", json!({})),
+        request("r", "roots/list", json!({}))
+    ]);
     feed(&mut client, &batch, now);
     let incoming = only_request(events(&mut client));
     client.respond(&incoming.id, Ok(roots_result())).unwrap();

@@ -31,15 +31,25 @@ fn a_cancelled_request_gets_no_response() {
     let now = Instant::now();
     let mut server = server(json!({"tools": {}}));
     initialize(&mut server, "2025-06-18", json!({}), now);
-    feed(&mut server, &request(5, "tools/call", json!({"name": "slow"})), now);
+    feed(
+        &mut server,
+        &request(5, "tools/call", json!({"name": "slow"})),
+        now,
+    );
     let incoming = only_request(events(&mut server));
     feed(&mut server, &cancelled(5, "user pressed stop"), now);
     assert_eq!(
         events(&mut server),
-        [Event::Cancelled { id: id(5), reason: Some("user pressed stop".to_owned()) }]
+        [Event::Cancelled {
+            id: id(5),
+            reason: Some("user pressed stop".to_owned())
+        }]
     );
     assert!(!server.is_active(&incoming.id));
-    assert_eq!(server.respond(&incoming.id, Ok(tool_result("too late"))), Ok(()));
+    assert_eq!(
+        server.respond(&incoming.id, Ok(tool_result("too late"))),
+        Ok(())
+    );
     assert!(sent(&mut server).is_empty());
     assert_eq!(server.requests_in_flight(), 0);
 }
@@ -49,13 +59,19 @@ fn a_cancelled_request_gets_no_response() {
 fn a_cancelled_stateless_request_gets_no_response() {
     let now = Instant::now();
     let mut server = server(json!({"tools": {}}));
-    feed(&mut server, &stateless_request("s1", "tools/call", json!({"name": "slow"})), now);
+    feed(
+        &mut server,
+        &stateless_request("s1", "tools/call", json!({"name": "slow"})),
+        now,
+    );
     let incoming = only_request(events(&mut server));
     let mut cancel = cancelled("s1", "gone");
     cancel["params"]["_meta"] = stateless_meta(json!({}));
     feed(&mut server, &cancel, now);
     assert_eq!(events(&mut server).len(), 1);
-    server.respond(&incoming.id, Ok(tool_result("late"))).unwrap();
+    server
+        .respond(&incoming.id, Ok(tool_result("late")))
+        .unwrap();
     assert!(sent(&mut server).is_empty());
 }
 
@@ -66,11 +82,21 @@ fn stray_cancellations_are_ignored() {
     let now = Instant::now();
     let mut server = server(json!({"tools": {}}));
     initialize(&mut server, "2025-11-25", json!({}), now);
-    feed(&mut server, &request(1, "tools/call", json!({"name": "t"})), now);
+    feed(
+        &mut server,
+        &request(1, "tools/call", json!({"name": "t"})),
+        now,
+    );
     let incoming = only_request(events(&mut server));
-    server.respond(&incoming.id, Ok(tool_result("done"))).unwrap();
+    server
+        .respond(&incoming.id, Ok(tool_result("done")))
+        .unwrap();
     sent(&mut server);
-    feed(&mut server, &request(2, "tools/call", json!({"name": "t"})), now);
+    feed(
+        &mut server,
+        &request(2, "tools/call", json!({"name": "t"})),
+        now,
+    );
     events(&mut server);
     feed(&mut server, &cancelled(2, "first"), now);
     assert_eq!(events(&mut server).len(), 1);
@@ -101,7 +127,10 @@ fn the_client_never_cancels_initialize() {
     assert_eq!(init["method"], "initialize");
     let init_id = mcpwire_jsonrpc::RequestId::Number(init["id"].as_i64().unwrap());
     assert!(!client.cancel(&init_id, Some("impatient".to_owned())));
-    assert!(sent(&mut client).is_empty(), "no notifications/cancelled for initialize");
+    assert!(
+        sent(&mut client).is_empty(),
+        "no notifications/cancelled for initialize"
+    );
 
     // The answer still establishes the session.
     let answer = json!({
@@ -110,7 +139,10 @@ fn the_client_never_cancels_initialize() {
         "serverInfo": {"name": "s", "version": "1"},
     });
     feed(&mut client, &response(init["id"].clone(), answer), now);
-    assert!(matches!(events(&mut client).as_slice(), [Event::Established(_)]));
+    assert!(matches!(
+        events(&mut client).as_slice(),
+        [Event::Established(_)]
+    ));
     assert_eq!(sent_one(&mut client)["method"], "notifications/initialized");
 }
 
@@ -139,7 +171,9 @@ fn a_late_response_to_a_request_we_cancelled_is_dropped() {
     let mut server = server(json!({}));
     initialize(&mut server, "2025-06-18", json!({"roots": {}}), now);
     let roots = ServerRequest::decode("roots/list", None).unwrap();
-    let sent_id = server.send_request(roots, RequestOptions::default(), None, now).unwrap();
+    let sent_id = server
+        .send_request(roots, RequestOptions::default(), None, now)
+        .unwrap();
     sent(&mut server);
     assert!(server.cancel(&sent_id, Some("no longer needed".to_owned())));
     let n = sent_id.as_number().unwrap();
@@ -161,16 +195,23 @@ fn cancellation_from_client_to_server_in_memory() {
     let mut client = client_with(client_config(json!({})), now);
     connect(&mut client, &mut server, now);
     let call = client_request("tools/call", json!({"name": "slow"}));
-    let call_id = client.send_request(call, RequestOptions::default(), now).unwrap();
+    let call_id = client
+        .send_request(call, RequestOptions::default(), now)
+        .unwrap();
     pump(&mut client, &mut server, now);
     let incoming = only_request(events(&mut server));
     assert!(client.cancel(&call_id, Some("stop".to_owned())));
     pump(&mut client, &mut server, now);
     assert_eq!(
         events(&mut server),
-        [Event::Cancelled { id: incoming.id.clone(), reason: Some("stop".to_owned()) }]
+        [Event::Cancelled {
+            id: incoming.id.clone(),
+            reason: Some("stop".to_owned())
+        }]
     );
-    server.respond(&incoming.id, Ok(tool_result("late"))).unwrap();
+    server
+        .respond(&incoming.id, Ok(tool_result("late")))
+        .unwrap();
     assert_eq!(pump(&mut client, &mut server, now), 0);
     assert!(events(&mut client).is_empty());
 }
@@ -185,12 +226,20 @@ fn cancellation_from_server_to_client_in_memory() {
     let mut client = client_with(config, now);
     connect(&mut client, &mut server, now);
     let roots = ServerRequest::decode("roots/list", None).unwrap();
-    let roots_id = server.send_request(roots, RequestOptions::default(), None, now).unwrap();
+    let roots_id = server
+        .send_request(roots, RequestOptions::default(), None, now)
+        .unwrap();
     pump(&mut client, &mut server, now);
     let incoming = only_request(events(&mut client));
     server.cancel(&roots_id, None);
     pump(&mut client, &mut server, now);
-    assert_eq!(events(&mut client), [Event::Cancelled { id: incoming.id.clone(), reason: None }]);
+    assert_eq!(
+        events(&mut client),
+        [Event::Cancelled {
+            id: incoming.id.clone(),
+            reason: None
+        }]
+    );
     client.respond(&incoming.id, Ok(roots_result())).unwrap();
     assert_eq!(pump(&mut client, &mut server, now), 0);
     assert!(events(&mut server).is_empty());

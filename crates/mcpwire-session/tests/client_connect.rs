@@ -21,7 +21,10 @@ use support::*;
 fn established(client: &mut ClientSession) -> ServerView {
     match events(client).as_slice() {
         [Event::Established(view)] => view.clone(),
-        other => panic!("expected Established, got {other:?} ({:?})", client.failure()),
+        other => panic!(
+            "expected Established, got {other:?} ({:?})",
+            client.failure()
+        ),
     }
 }
 
@@ -46,13 +49,17 @@ fn initialize_result(version: &str) -> Value {
 #[test]
 fn auto_against_a_dual_era_server_is_established_in_2026() {
     let now = Instant::now();
-    let mut server = server_with(server_config(json!({"tools": {}})).with_instructions("Be brief."));
+    let mut server =
+        server_with(server_config(json!({"tools": {}})).with_instructions("Be brief."));
     let mut client = client_with(client_config(json!({"roots": {}})), now);
     let probe = probe_of(&mut client);
     let meta = &probe["params"]["_meta"];
     assert_eq!(meta[meta_keys::PROTOCOL_VERSION], "2026-07-28");
     assert_eq!(meta[meta_keys::CLIENT_CAPABILITIES], json!({"roots": {}}));
-    assert_eq!(meta[meta_keys::CLIENT_INFO], json!({"name": "test-client", "version": "2.0.0"}));
+    assert_eq!(
+        meta[meta_keys::CLIENT_INFO],
+        json!({"name": "test-client", "version": "2.0.0"})
+    );
 
     feed(&mut server, &probe, now);
     let answer = sent_one(&mut server);
@@ -62,8 +69,14 @@ fn auto_against_a_dual_era_server_is_established_in_2026() {
     assert!(view.capabilities.supports_tools());
     assert_eq!(view.info.unwrap().name, "test-server");
     assert_eq!(view.instructions.as_deref(), Some("Be brief."));
-    assert_eq!(client.server().unwrap().version, ProtocolVersion::V2026_07_28);
-    assert!(sent(&mut client).is_empty(), "no initialize, no initialized");
+    assert_eq!(
+        client.server().unwrap().version,
+        ProtocolVersion::V2026_07_28
+    );
+    assert!(
+        sent(&mut client).is_empty(),
+        "no initialize, no initialized"
+    );
     assert!(server.client().is_none());
 }
 
@@ -75,7 +88,10 @@ fn auto_against_a_dual_era_server_is_established_in_2026() {
 fn auto_against_a_handshake_only_server_initializes_with_a_listed_version() {
     let cases = [
         (HANDSHAKE_VERSIONS.to_vec(), ProtocolVersion::V2025_11_25),
-        (vec![ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26], ProtocolVersion::V2025_03_26),
+        (
+            vec![ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26],
+            ProtocolVersion::V2025_03_26,
+        ),
     ];
     for (versions, expected) in cases {
         let now = Instant::now();
@@ -89,7 +105,11 @@ fn auto_against_a_handshake_only_server_initializes_with_a_listed_version() {
         let init = sent_one(&mut client);
         assert_eq!(init["method"], "initialize");
         assert_eq!(init["params"]["protocolVersion"], expected.as_str());
-        assert_eq!(init["params"].get("_meta"), None, "a plain legacy initialize");
+        assert_eq!(
+            init["params"].get("_meta"),
+            None,
+            "a plain legacy initialize"
+        );
 
         feed(&mut server, &init, now);
         feed(&mut client, &sent_one(&mut server), now);
@@ -109,15 +129,26 @@ fn a_probe_refused_with_a_non_modern_error_falls_back_to_initialize() {
         let now = Instant::now();
         let mut client = client_with(client_config(json!({})), now);
         let probe = probe_of(&mut client);
-        feed(&mut client, &error_response(probe["id"].clone(), code, "what?"), now);
+        feed(
+            &mut client,
+            &error_response(probe["id"].clone(), code, "what?"),
+            now,
+        );
         assert!(events(&mut client).is_empty(), "{code}");
         let init = sent_one(&mut client);
         assert_eq!(init["method"], "initialize", "{code}");
         assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
         assert_ne!(init["id"], probe["id"], "BASE-05: a fresh id");
 
-        feed(&mut client, &response(init["id"].clone(), initialize_result("2025-11-25")), now);
-        assert_eq!(established(&mut client).version, ProtocolVersion::V2025_11_25);
+        feed(
+            &mut client,
+            &response(init["id"].clone(), initialize_result("2025-11-25")),
+            now,
+        );
+        assert_eq!(
+            established(&mut client).version,
+            ProtocolVersion::V2025_11_25
+        );
         assert_eq!(sent_one(&mut client)["method"], "notifications/initialized");
     }
 }
@@ -139,12 +170,30 @@ fn a_probe_that_times_out_falls_back_to_initialize() {
     assert_eq!(init["method"], "initialize");
 
     let mut server = server(json!({}));
-    feed(&mut server, &stateless_request(999, "server/discover", json!({})), t0);
+    feed(
+        &mut server,
+        &stateless_request(999, "server/discover", json!({})),
+        t0,
+    );
     let late = sent_one(&mut server)["result"].clone();
-    feed(&mut client, &response(probe["id"].clone(), late), t0 + Duration::from_secs(3));
-    assert!(events(&mut client).is_empty(), "the late probe answer is dropped");
-    feed(&mut client, &response(init["id"].clone(), initialize_result("2025-06-18")), t0);
-    assert_eq!(established(&mut client).version, ProtocolVersion::V2025_06_18);
+    feed(
+        &mut client,
+        &response(probe["id"].clone(), late),
+        t0 + Duration::from_secs(3),
+    );
+    assert!(
+        events(&mut client).is_empty(),
+        "the late probe answer is dropped"
+    );
+    feed(
+        &mut client,
+        &response(init["id"].clone(), initialize_result("2025-06-18")),
+        t0,
+    );
+    assert_eq!(
+        established(&mut client).version,
+        ProtocolVersion::V2025_06_18
+    );
 }
 
 // LIFE-12: a server choosing a revision the client does not speak ends the
@@ -157,10 +206,20 @@ fn a_server_choosing_an_unspoken_version_fails_the_client() {
         config.versions = vec![ProtocolVersion::V2025_06_18, ProtocolVersion::V2025_11_25];
         let mut client = client_with(config, now);
         let init = sent_one(&mut client);
-        assert_eq!(init["method"], "initialize", "no stateless revision, no probe");
+        assert_eq!(
+            init["method"], "initialize",
+            "no stateless revision, no probe"
+        );
         assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
-        feed(&mut client, &response(init["id"].clone(), initialize_result(chosen)), now);
-        assert!(matches!(events(&mut client).as_slice(), [Event::Failed(_)]), "{chosen}");
+        feed(
+            &mut client,
+            &response(init["id"].clone(), initialize_result(chosen)),
+            now,
+        );
+        assert!(
+            matches!(events(&mut client).as_slice(), [Event::Failed(_)]),
+            "{chosen}"
+        );
         assert!(sent(&mut client).is_empty(), "{chosen}: no initialized");
         assert!(client.server().is_none());
         let list = client_request("tools/list", json!({}));
@@ -210,7 +269,10 @@ fn a_pinned_handshake_client_sends_initialize_with_that_version() {
     let mut server = server(json!({"tools": {}}));
     feed(&mut server, &init, now);
     pump(&mut client, &mut server, now);
-    assert_eq!(established(&mut client).version, ProtocolVersion::V2025_06_18);
+    assert_eq!(
+        established(&mut client).version,
+        ProtocolVersion::V2025_06_18
+    );
     assert!(server.is_initialized(), "LIFE-04: initialized was sent");
 }
 
@@ -222,8 +284,15 @@ fn a_pinned_modern_client_does_not_fall_back() {
     let config = client_config(json!({})).pinned(ProtocolVersion::V2026_07_28);
     let mut refused = client_with(config.clone(), now);
     let probe = probe_of(&mut refused);
-    feed(&mut refused, &error_response(probe["id"].clone(), -32601, "unknown"), now);
-    assert!(matches!(events(&mut refused).as_slice(), [Event::Failed(_)]));
+    feed(
+        &mut refused,
+        &error_response(probe["id"].clone(), -32601, "unknown"),
+        now,
+    );
+    assert!(matches!(
+        events(&mut refused).as_slice(),
+        [Event::Failed(_)]
+    ));
     assert!(sent(&mut refused).is_empty(), "no initialize");
 
     let mut silent = client_with(config, now);
@@ -257,7 +326,9 @@ fn stateless_client_requests_carry_the_per_request_meta() {
     let mut client = client_with(config, now);
     connect(&mut client, &mut server, now);
     let call = client_request("tools/call", json!({"name": "echo", "arguments": {"x": 1}}));
-    client.send_request(call, RequestOptions::default(), now).unwrap();
+    client
+        .send_request(call, RequestOptions::default(), now)
+        .unwrap();
     let packet = sent_one(&mut client);
     assert_eq!(packet["params"]["name"], "echo");
     assert_eq!(
@@ -273,7 +344,13 @@ fn stateless_client_requests_carry_the_per_request_meta() {
     feed(&mut server, &packet, now);
     let incoming = only_request(events(&mut server));
     assert_eq!(incoming.context.log_level, Some(LoggingLevel::Notice));
-    assert!(incoming.context.client_capabilities.unwrap().supports_elicitation());
+    assert!(
+        incoming
+            .context
+            .client_capabilities
+            .unwrap()
+            .supports_elicitation()
+    );
 }
 
 // LIFE-14 (handshake era): requests after `initialize` carry no per-request
@@ -286,7 +363,9 @@ fn handshake_client_requests_carry_no_protocol_meta() {
     let mut client = client_with(config, now);
     connect(&mut client, &mut server, now);
     let list = client_request("tools/list", json!({}));
-    client.send_request(list, RequestOptions::default(), now).unwrap();
+    client
+        .send_request(list, RequestOptions::default(), now)
+        .unwrap();
     let packet = sent_one(&mut client);
     assert_eq!(packet["params"].get("_meta"), None, "{packet:#}");
 }
@@ -304,7 +383,11 @@ fn the_client_sends_only_ping_before_it_is_connected() {
         Err(SendError::NotInitialized)
     );
     let ping = client_request("ping", json!({}));
-    assert!(client.send_request(ping, RequestOptions::default(), now).is_ok());
+    assert!(
+        client
+            .send_request(ping, RequestOptions::default(), now)
+            .is_ok()
+    );
     assert_eq!(sent_one(&mut client)["method"], "ping");
 }
 
@@ -315,11 +398,38 @@ fn a_modern_client_does_not_send_removed_methods() {
     let mut server = server(json!({"logging": {}}));
     let mut client = client_with(client_config(json!({})), now);
     connect(&mut client, &mut server, now);
-    for (method, params) in [("ping", json!({})), ("logging/setLevel", json!({"level": "info"}))] {
+    for (method, params) in [
+        ("ping", json!({})),
+        ("logging/setLevel", json!({"level": "info"})),
+    ] {
         let removed = client_request(method, params);
         assert!(matches!(
             client.send_request(removed, RequestOptions::default(), now),
-            Err(SendError::NotInRevision { version: ProtocolVersion::V2026_07_28, .. })
+            Err(SendError::NotInRevision {
+                version: ProtocolVersion::V2026_07_28,
+                ..
+            })
         ));
+    }
+}
+
+// LIFE-19: closing while connecting fails the connection; the runtime never
+// sees a response for the probe or `initialize`, which it did not send.
+#[test]
+fn closing_while_connecting_fails_the_session() {
+    let now = Instant::now();
+    for config in [
+        client_config(json!({})),
+        client_config(json!({})).pinned(ProtocolVersion::V2025_06_18),
+    ] {
+        let mut client = client_with(config, now);
+        let first = sent_one(&mut client);
+        client.close();
+        assert!(
+            matches!(events(&mut client).as_slice(), [Event::Failed(_)]),
+            "{first:#}"
+        );
+        assert!(client.failure().is_some());
+        assert_eq!(client.poll_timeout(), None);
     }
 }

@@ -41,11 +41,17 @@ fn a_malformed_message_is_an_invalid_request() {
     let mut server = server(json!({}));
     initialize(&mut server, "2025-11-25", json!({}), now);
     let cases = [
-        (json!({"jsonrpc": "1.0", "id": 2, "method": "ping"}), json!(2)),
+        (
+            json!({"jsonrpc": "1.0", "id": 2, "method": "ping"}),
+            json!(2),
+        ),
         (json!({"id": 3, "method": "ping"}), json!(3)),
         (json!(42), Value::Null),
         (json!([]), Value::Null),
-        (json!({"jsonrpc": "2.0", "id": null, "method": "ping"}), Value::Null),
+        (
+            json!({"jsonrpc": "2.0", "id": null, "method": "ping"}),
+            Value::Null,
+        ),
     ];
     for (message, expected_id) in cases {
         feed(&mut server, &message, now);
@@ -65,7 +71,11 @@ fn unknown_methods_and_bad_params_get_their_codes() {
     initialize(&mut server, "2025-06-18", json!({}), now);
     feed(&mut server, &request(1, "tools/explode", json!({})), now);
     assert_eq!(error_code(&sent_one(&mut server)), -32601);
-    feed(&mut server, &request(2, "tools/call", json!({"name": ["not", "a", "string"]})), now);
+    feed(
+        &mut server,
+        &request(2, "tools/call", json!({"name": ["not", "a", "string"]})),
+        now,
+    );
     assert_eq!(error_code(&sent_one(&mut server)), -32602);
     // A method of a later revision is unknown in this one.
     feed(&mut server, &request(3, "tasks/list", json!({})), now);
@@ -82,9 +92,21 @@ fn bad_notifications_are_never_answered() {
     let now = Instant::now();
     let mut server = server(json!({}));
     initialize(&mut server, "2025-06-18", json!({}), now);
-    feed(&mut server, &notification("notifications/who_knows", json!({})), now);
-    feed(&mut server, &notification("notifications/progress", json!({"progress": "lots"})), now);
-    feed(&mut server, &notification("notifications/cancelled", json!({"requestId": {}})), now);
+    feed(
+        &mut server,
+        &notification("notifications/who_knows", json!({})),
+        now,
+    );
+    feed(
+        &mut server,
+        &notification("notifications/progress", json!({"progress": "lots"})),
+        now,
+    );
+    feed(
+        &mut server,
+        &notification("notifications/cancelled", json!({"requestId": {}})),
+        now,
+    );
     assert!(sent(&mut server).is_empty());
     assert!(events(&mut server).is_empty());
     feed(&mut server, &request(9, "ping", json!({})), now);
@@ -101,8 +123,32 @@ fn the_client_answers_garbage_and_goes_on() {
     connect(&mut client, &mut server, now);
     feed_bytes(&mut client, b"}{", now);
     let answer = sent_one(&mut client);
-    assert_eq!((answer["id"].clone(), error_code(&answer)), (Value::Null, -32700));
+    assert_eq!(
+        (answer["id"].clone(), error_code(&answer)),
+        (Value::Null, -32700)
+    );
     feed(&mut client, &request("s1", "ping", json!({})), now);
     assert_eq!(sent_one(&mut client), response("s1", json!({})));
     assert!(client.server().is_some());
+}
+
+// BASE-08: a malformed *answer* (both `result` and `error`, or no
+// `jsonrpc`) is dropped, not answered: its id names one of our own
+// requests, and an error response carrying it would seem to answer that.
+#[test]
+fn a_malformed_answer_is_dropped_without_a_reply() {
+    let now = Instant::now();
+    let mut server = server(json!({}));
+    initialize(&mut server, "2025-11-25", json!({}), now);
+    let answers = [
+        json!({"jsonrpc": "2.0", "id": 5, "result": {}, "error": {"code": 1, "message": "x"}}),
+        json!({"id": 6, "result": {}}),
+        json!({"jsonrpc": "2.0", "id": 7, "error": "not an object"}),
+    ];
+    for answer in answers {
+        feed(&mut server, &answer, now);
+        assert_eq!(sent(&mut server), Vec::<Value>::new(), "{answer}");
+    }
+    feed(&mut server, &request(8, "ping", json!({})), now);
+    assert_eq!(sent_one(&mut server), response(8, json!({})));
 }

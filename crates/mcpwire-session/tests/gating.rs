@@ -52,9 +52,17 @@ fn list_changed(method: &str) -> ServerNotification {
 }
 
 /// A server whose 2025-11-25 client declared `client_capabilities`.
-fn established(server_capabilities: Value, client_capabilities: Value) -> mcpwire_session::ServerSession {
+fn established(
+    server_capabilities: Value,
+    client_capabilities: Value,
+) -> mcpwire_session::ServerSession {
     let mut server = server(server_capabilities);
-    initialize(&mut server, "2025-11-25", client_capabilities, Instant::now());
+    initialize(
+        &mut server,
+        "2025-11-25",
+        client_capabilities,
+        Instant::now(),
+    );
     server
 }
 
@@ -85,9 +93,17 @@ fn requests_for_undeclared_server_capabilities_are_method_not_found() {
 fn subscribing_needs_the_subscribe_capability() {
     let now = Instant::now();
     let mut server = established(json!({"resources": {}}), json!({}));
-    feed(&mut server, &request(1, "resources/subscribe", json!({"uri": "file:///a"})), now);
+    feed(
+        &mut server,
+        &request(1, "resources/subscribe", json!({"uri": "file:///a"})),
+        now,
+    );
     assert_eq!(error_code(&sent_one(&mut server)), -32601);
-    feed(&mut server, &request(2, "resources/read", json!({"uri": "file:///a"})), now);
+    feed(
+        &mut server,
+        &request(2, "resources/read", json!({"uri": "file:///a"})),
+        now,
+    );
     assert_eq!(only_requests(events(&mut server)).len(), 1);
 }
 
@@ -114,8 +130,15 @@ fn the_server_cannot_send_requests_the_client_did_not_declare() {
     assert!(sent(&mut bare).is_empty());
     assert_eq!(bare.requests_awaiting_answers(), 0);
 
-    let mut capable = established(json!({}), json!({"sampling": {}, "elicitation": {}, "roots": {}}));
-    for request in [sampling(false), form_elicitation(), server_request("roots/list", json!({}))] {
+    let mut capable = established(
+        json!({}),
+        json!({"sampling": {}, "elicitation": {}, "roots": {}}),
+    );
+    for request in [
+        sampling(false),
+        form_elicitation(),
+        server_request("roots/list", json!({})),
+    ] {
         capable.send_request(request, options, None, now).unwrap();
     }
     assert_eq!(sent(&mut capable).len(), 3);
@@ -144,7 +167,11 @@ fn sampling_with_tools_needs_the_sampling_tools_capability() {
         })
     );
     let mut tooled = established(json!({}), json!({"sampling": {"tools": {}}}));
-    assert!(tooled.send_request(sampling(true), options, None, now).is_ok());
+    assert!(
+        tooled
+            .send_request(sampling(true), options, None, now)
+            .is_ok()
+    );
 }
 
 // LIFE-14: a method outside the negotiated revision is not sent
@@ -168,21 +195,39 @@ fn requests_outside_the_negotiated_revision_are_not_sent() {
 #[test]
 fn list_changed_needs_list_changed_declared() {
     let cases = [
-        ("notifications/tools/list_changed", "tools", "tools.listChanged"),
-        ("notifications/prompts/list_changed", "prompts", "prompts.listChanged"),
-        ("notifications/resources/list_changed", "resources", "resources.listChanged"),
+        (
+            "notifications/tools/list_changed",
+            "tools",
+            "tools.listChanged",
+        ),
+        (
+            "notifications/prompts/list_changed",
+            "prompts",
+            "prompts.listChanged",
+        ),
+        (
+            "notifications/resources/list_changed",
+            "resources",
+            "resources.listChanged",
+        ),
     ];
     for (method, capability, dotted) in cases {
         let mut without = established(json!({capability: {}}), json!({}));
         assert_eq!(
             without.notify(list_changed(method), None),
-            Err(SendError::OwnCapabilityMissing { method, capability: dotted })
+            Err(SendError::OwnCapabilityMissing {
+                method,
+                capability: dotted
+            })
         );
         assert!(sent(&mut without).is_empty());
 
         let mut with = established(json!({capability: {"listChanged": true}}), json!({}));
         with.notify(list_changed(method), None).unwrap();
-        assert_eq!(sent_one(&mut with), json!({"jsonrpc": "2.0", "method": method, "params": {}}));
+        assert_eq!(
+            sent_one(&mut with),
+            json!({"jsonrpc": "2.0", "method": method, "params": {}})
+        );
     }
 }
 
@@ -215,11 +260,18 @@ fn a_client_cannot_call_tools_on_a_server_without_tools() {
         let call = client_request("tools/call", json!({"name": "echo"}));
         assert_eq!(
             client.send_request(call, RequestOptions::default(), now),
-            Err(SendError::PeerLacksCapability { method: "tools/call", capability: "tools" })
+            Err(SendError::PeerLacksCapability {
+                method: "tools/call",
+                capability: "tools"
+            })
         );
         assert!(sent(&mut client).is_empty());
         let prompts = client_request("prompts/list", json!({}));
-        assert!(client.send_request(prompts, RequestOptions::default(), now).is_ok());
+        assert!(
+            client
+                .send_request(prompts, RequestOptions::default(), now)
+                .is_ok()
+        );
     }
 }
 
@@ -229,18 +281,31 @@ fn a_client_cannot_call_tools_on_a_server_without_tools() {
 fn the_client_refuses_server_requests_it_did_not_declare() {
     let now = Instant::now();
     let mut server = server(json!({}));
-    let mut client = client_with(client_config(json!({})).pinned(ProtocolVersion::V2025_06_18), now);
+    let mut client = client_with(
+        client_config(json!({})).pinned(ProtocolVersion::V2025_06_18),
+        now,
+    );
     connect(&mut client, &mut server, now);
     let sampling = json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
         "maxTokens": 5,
     });
-    feed(&mut client, &request(40, "sampling/createMessage", sampling), now);
+    feed(
+        &mut client,
+        &request(40, "sampling/createMessage", sampling),
+        now,
+    );
     feed(&mut client, &request(41, "roots/list", json!({})), now);
     let answers = sent(&mut client);
     assert_eq!(answers.len(), 2);
-    assert_eq!((answers[0]["id"].clone(), error_code(&answers[0])), (json!(40), -32601));
-    assert_eq!((answers[1]["id"].clone(), error_code(&answers[1])), (json!(41), -32601));
+    assert_eq!(
+        (answers[0]["id"].clone(), error_code(&answers[0])),
+        (json!(40), -32601)
+    );
+    assert_eq!(
+        (answers[1]["id"].clone(), error_code(&answers[1])),
+        (json!(41), -32601)
+    );
     assert!(events(&mut client).is_empty());
 }
 
@@ -252,7 +317,10 @@ fn the_client_refuses_undeclared_elicitation_modes_and_sampling_tools() {
     let now = Instant::now();
     let mut server = server(json!({}));
     let capabilities = json!({"elicitation": {}, "sampling": {}});
-    let mut client = client_with(client_config(capabilities).pinned(ProtocolVersion::V2025_11_25), now);
+    let mut client = client_with(
+        client_config(capabilities).pinned(ProtocolVersion::V2025_11_25),
+        now,
+    );
     connect(&mut client, &mut server, now);
     let url = json!({
         "mode": "url",
@@ -266,11 +334,21 @@ fn the_client_refuses_undeclared_elicitation_modes_and_sampling_tools() {
         "maxTokens": 5,
         "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
     });
-    feed(&mut client, &request(51, "sampling/createMessage", tools), now);
+    feed(
+        &mut client,
+        &request(51, "sampling/createMessage", tools),
+        now,
+    );
     let answers = sent(&mut client);
     assert_eq!(answers.len(), 2, "{answers:#?}");
-    assert_eq!((answers[0]["id"].clone(), error_code(&answers[0])), (json!(50), -32602));
-    assert_eq!((answers[1]["id"].clone(), error_code(&answers[1])), (json!(51), -32602));
+    assert_eq!(
+        (answers[0]["id"].clone(), error_code(&answers[0])),
+        (json!(50), -32602)
+    );
+    assert_eq!(
+        (answers[1]["id"].clone(), error_code(&answers[1])),
+        (json!(51), -32602)
+    );
     assert!(events(&mut client).is_empty());
 
     // The declared form mode is handed to the runtime.

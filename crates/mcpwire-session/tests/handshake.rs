@@ -53,7 +53,10 @@ fn a_server_limited_to_older_revisions_answers_its_newest() {
     let mut server = server_with(config);
     let params = initialize_params("2025-11-25", json!({}));
     feed(&mut server, &request(1, "initialize", params), now);
-    assert_eq!(sent_one(&mut server)["result"]["protocolVersion"], "2025-03-26");
+    assert_eq!(
+        sent_one(&mut server)["result"]["protocolVersion"],
+        "2025-03-26"
+    );
 }
 
 // LIFE-03: the answer carries the version, capabilities, serverInfo and instructions.
@@ -92,7 +95,10 @@ fn a_second_initialize_is_refused() {
     let answer = sent_one(&mut server);
     assert_eq!(answer["id"], 2);
     assert_eq!(error_code(&answer), -32600);
-    assert_eq!(server.client().unwrap().version, ProtocolVersion::V2025_06_18);
+    assert_eq!(
+        server.client().unwrap().version,
+        ProtocolVersion::V2025_06_18
+    );
     assert!(events(&mut server).is_empty());
 }
 
@@ -117,7 +123,11 @@ fn before_initialize_only_ping_is_served() {
 fn a_ping_without_params_is_answered_with_an_empty_result() {
     let now = Instant::now();
     let mut server = server(json!({}));
-    feed_bytes(&mut server, br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, now);
+    feed_bytes(
+        &mut server,
+        br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+        now,
+    );
     assert_eq!(sent_one(&mut server), response(7, json!({})));
 }
 
@@ -192,8 +202,15 @@ fn the_server_sends_only_ping_before_initialized() {
         Err(SendError::NotInitialized)
     );
     let ping_id = server.send_request(ping, options, None, now).unwrap();
-    assert_eq!(sent_one(&mut server), request(ping_id.as_number().unwrap(), "ping", json!({})));
-    feed(&mut server, &notification("notifications/initialized", json!({})), now);
+    assert_eq!(
+        sent_one(&mut server),
+        request(ping_id.as_number().unwrap(), "ping", json!({}))
+    );
+    feed(
+        &mut server,
+        &notification("notifications/initialized", json!({})),
+        now,
+    );
     assert!(server.send_request(roots, options, None, now).is_ok());
 }
 
@@ -204,14 +221,24 @@ fn requests_after_the_handshake_carry_the_negotiated_revision() {
     let now = Instant::now();
     let mut server = server(json!({"tools": {}}));
     initialize(&mut server, "2024-11-05", json!({"roots": {}}), now);
-    let params = json!({"name": "echo", "arguments": {}, "_meta": {"traceparent": "00-abc-def-01"}});
+    let params =
+        json!({"name": "echo", "arguments": {}, "_meta": {"traceparent": "00-abc-def-01"}});
     feed(&mut server, &request(5, "tools/call", params), now);
     let incoming = only_request(events(&mut server));
     assert_eq!(incoming.id, id(5));
     assert_eq!(incoming.context.version, ProtocolVersion::V2024_11_05);
-    assert!(incoming.context.client_capabilities.unwrap().supports_roots());
+    assert!(
+        incoming
+            .context
+            .client_capabilities
+            .unwrap()
+            .supports_roots()
+    );
     assert_eq!(incoming.context.client_info.unwrap().name, "test-client");
-    assert_eq!(incoming.context.trace.traceparent.as_deref(), Some("00-abc-def-01"));
+    assert_eq!(
+        incoming.context.trace.traceparent.as_deref(),
+        Some("00-abc-def-01")
+    );
     server.respond(&incoming.id, Ok(tool_result("hi"))).unwrap();
     assert_eq!(
         sent_one(&mut server),
@@ -226,7 +253,11 @@ fn logging_set_level_is_answered_by_the_engine() {
     let now = Instant::now();
     let mut server = server(json!({"logging": {}}));
     initialize(&mut server, "2025-06-18", json!({}), now);
-    feed(&mut server, &request(3, "logging/setLevel", json!({"level": "error"})), now);
+    feed(
+        &mut server,
+        &request(3, "logging/setLevel", json!({"level": "error"})),
+        now,
+    );
     assert_eq!(sent_one(&mut server), response(3, json!({})));
     assert!(events(&mut server).is_empty());
     let info = mcpwire_types::LoggingMessageNotificationParams::new(
@@ -241,6 +272,41 @@ fn logging_set_level_is_answered_by_the_engine() {
     assert_eq!(server.log(error, None, now), Ok(true));
     assert_eq!(
         sent_one(&mut server),
-        notification("notifications/message", json!({"level": "error", "data": "loud"}))
+        notification(
+            "notifications/message",
+            json!({"level": "error", "data": "loud"})
+        )
     );
+}
+
+// LIFE-06, LOG-07: before `notifications/initialized` the server sends no
+// notifications but log messages.
+#[test]
+fn the_server_sends_only_log_messages_before_initialized() {
+    let now = Instant::now();
+    let mut server = server(json!({"tools": {"listChanged": true}, "logging": {}}));
+    let params = initialize_params("2025-06-18", json!({}));
+    feed(&mut server, &request(1, "initialize", params), now);
+    sent(&mut server);
+    let changed = mcpwire_types::methods::ServerNotification::decode(
+        "notifications/tools/list_changed",
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        server.notify(changed.clone(), None),
+        Err(SendError::NotInitialized)
+    );
+    let message = mcpwire_types::LoggingMessageNotificationParams::new(
+        mcpwire_types::LoggingLevel::Info,
+        "starting",
+    );
+    assert_eq!(server.log(message, None, now), Ok(true));
+    assert_eq!(sent_one(&mut server)["method"], "notifications/message");
+    feed(
+        &mut server,
+        &notification("notifications/initialized", json!({})),
+        now,
+    );
+    assert_eq!(server.notify(changed, None), Ok(()));
 }

@@ -31,7 +31,9 @@ fn request_ids_are_never_reused() {
     for round in 0..2 {
         for _ in 0..500 {
             let list = client_request("tools/list", json!({}));
-            let id = client.send_request(list, RequestOptions::default(), now).unwrap();
+            let id = client
+                .send_request(list, RequestOptions::default(), now)
+                .unwrap();
             assert!(ids.insert(id.clone()), "id {id} reused in round {round}");
         }
         // Answer everything between the rounds, so freed ids could be reused.
@@ -83,7 +85,11 @@ fn the_in_flight_limit_answers_the_excess_with_an_error() {
     let mut server = server_with(server_config(json!({"tools": {}})).with_limits(limits));
     initialize(&mut server, "2025-11-25", json!({}), now);
     for n in 1..=3 {
-        feed(&mut server, &request(n, "tools/call", json!({"name": "t"})), now);
+        feed(
+            &mut server,
+            &request(n, "tools/call", json!({"name": "t"})),
+            now,
+        );
     }
     let admitted = only_requests(events(&mut server));
     assert_eq!(admitted.len(), 2);
@@ -92,9 +98,15 @@ fn the_in_flight_limit_answers_the_excess_with_an_error() {
     assert_eq!(error_code(&excess), -32603);
     assert_eq!(server.requests_in_flight(), 2);
 
-    server.respond(&admitted[0].id, Ok(tool_result("ok"))).unwrap();
+    server
+        .respond(&admitted[0].id, Ok(tool_result("ok")))
+        .unwrap();
     sent(&mut server);
-    feed(&mut server, &request(4, "tools/call", json!({"name": "t"})), now);
+    feed(
+        &mut server,
+        &request(4, "tools/call", json!({"name": "t"})),
+        now,
+    );
     assert_eq!(only_request(events(&mut server)).id, id(4));
 }
 
@@ -110,7 +122,9 @@ fn the_outbound_limit_refuses_to_send_more() {
     connect(&mut client, &mut server, now);
     for _ in 0..3 {
         let list = client_request("tools/list", json!({}));
-        client.send_request(list, RequestOptions::default(), now).unwrap();
+        client
+            .send_request(list, RequestOptions::default(), now)
+            .unwrap();
     }
     let list = client_request("tools/list", json!({}));
     assert_eq!(
@@ -125,7 +139,12 @@ fn answers_carry_the_id_as_the_peer_sent_it() {
     let now = Instant::now();
     let mut server = server(json!({"tools": {}}));
     initialize(&mut server, "2025-06-18", json!({}), now);
-    for id in [json!("abc"), json!(0), json!(-5), json!(9_007_199_254_740_993_i64)] {
+    for id in [
+        json!("abc"),
+        json!(0),
+        json!(-5),
+        json!(9_007_199_254_740_993_i64),
+    ] {
         feed(&mut server, &request(id.clone(), "ping", json!({})), now);
         assert_eq!(sent_one(&mut server), response(id, json!({})));
     }
@@ -147,9 +166,17 @@ fn a_thousand_concurrent_requests_each_way_all_complete() {
     let mut server_sent = HashSet::new();
     for n in 0..N {
         let call = client_request("tools/call", json!({"name": "echo", "arguments": {"n": n}}));
-        client_sent.insert(client.send_request(call, RequestOptions::default(), now).unwrap());
+        client_sent.insert(
+            client
+                .send_request(call, RequestOptions::default(), now)
+                .unwrap(),
+        );
         let roots = ServerRequest::decode("roots/list", None).unwrap();
-        server_sent.insert(server.send_request(roots, RequestOptions::default(), None, now).unwrap());
+        server_sent.insert(
+            server
+                .send_request(roots, RequestOptions::default(), None, now)
+                .unwrap(),
+        );
     }
     pump(&mut client, &mut server, now);
 
@@ -158,7 +185,9 @@ fn a_thousand_concurrent_requests_each_way_all_complete() {
     let for_client = only_requests(events(&mut client));
     assert_eq!((for_server.len(), for_client.len()), (N, N));
     for incoming in for_server.iter().rev() {
-        server.respond(&incoming.id, Ok(tool_result("echoed"))).unwrap();
+        server
+            .respond(&incoming.id, Ok(tool_result("echoed")))
+            .unwrap();
     }
     for incoming in for_client.iter().rev() {
         client.respond(&incoming.id, Ok(roots_result())).unwrap();
@@ -168,21 +197,33 @@ fn a_thousand_concurrent_requests_each_way_all_complete() {
     let client_answers: HashSet<RequestId> = events(&mut client)
         .into_iter()
         .map(|event| match event {
-            Event::Response { id, result: Ok(ServerResult::CallTool(_)) } => id,
+            Event::Response {
+                id,
+                result: Ok(ServerResult::CallTool(_)),
+            } => id,
             other => panic!("expected a tools/call result, got {other:?}"),
         })
         .collect();
     let server_answers: HashSet<RequestId> = events(&mut server)
         .into_iter()
         .map(|event| match event {
-            Event::Response { id, result: Ok(ClientResult::ListRoots(_)) } => id,
+            Event::Response {
+                id,
+                result: Ok(ClientResult::ListRoots(_)),
+            } => id,
             other => panic!("expected a roots/list result, got {other:?}"),
         })
         .collect();
     assert_eq!(client_answers, client_sent);
     assert_eq!(server_answers, server_sent);
-    assert_eq!(client.requests_awaiting_answers() + client.requests_in_flight(), 0);
-    assert_eq!(server.requests_awaiting_answers() + server.requests_in_flight(), 0);
+    assert_eq!(
+        client.requests_awaiting_answers() + client.requests_in_flight(),
+        0
+    );
+    assert_eq!(
+        server.requests_awaiting_answers() + server.requests_in_flight(),
+        0
+    );
 }
 
 // CANCEL-06: a response to an id we never sent is dropped without an event.
@@ -205,13 +246,79 @@ fn a_malformed_result_is_reported_as_invalid() {
     let mut server = server(json!({}));
     initialize(&mut server, "2025-06-18", json!({"roots": {}}), now);
     let roots = ServerRequest::decode("roots/list", None).unwrap();
-    let sent_id = server.send_request(roots, RequestOptions::default(), None, now).unwrap();
+    let sent_id = server
+        .send_request(roots, RequestOptions::default(), None, now)
+        .unwrap();
     sent(&mut server);
-    feed(&mut server, &response(sent_id.as_number().unwrap(), json!({"roots": "none"})), now);
+    feed(
+        &mut server,
+        &response(sent_id.as_number().unwrap(), json!({"roots": "none"})),
+        now,
+    );
     match events(&mut server).as_slice() {
-        [Event::Response { id, result: Err(mcpwire_session::ResponseError::InvalidResult(_)) }] => {
+        [
+            Event::Response {
+                id,
+                result: Err(mcpwire_session::ResponseError::InvalidResult(_)),
+            },
+        ] => {
             assert_eq!(*id, sent_id);
         }
         other => panic!("expected an invalid result, got {other:?}"),
     }
+}
+
+// Transmit::related: what a handler sends while serving a request travels
+// with that request (so Streamable HTTP can use its stream), and what stands
+// alone names none.
+#[test]
+fn packets_name_the_request_they_belong_to() {
+    let now = Instant::now();
+    let mut server = server(json!({"tools": {"listChanged": true}, "logging": {}}));
+    initialize(&mut server, "2025-06-18", json!({"roots": {}}), now);
+    let params = json!({"name": "t", "_meta": {"progressToken": "p"}});
+    feed(&mut server, &request("call-1", "tools/call", params), now);
+    let incoming = only_request(events(&mut server));
+    let call = Some(incoming.id.clone());
+
+    server.progress(&incoming.id, 1.0, None, None).unwrap();
+    let message = mcpwire_types::LoggingMessageNotificationParams::new(
+        mcpwire_types::LoggingLevel::Info,
+        "working",
+    );
+    server.log(message, Some(&incoming.id), now).unwrap();
+    let roots = ServerRequest::decode("roots/list", None).unwrap();
+    let roots_id = server
+        .send_request(roots, RequestOptions::default(), Some(&incoming.id), now)
+        .unwrap();
+    server.cancel(&roots_id, None);
+    let changed = mcpwire_types::methods::ServerNotification::decode(
+        "notifications/tools/list_changed",
+        None,
+    )
+    .unwrap();
+    server.notify(changed, None).unwrap();
+    server
+        .respond(&incoming.id, Ok(tool_result("done")))
+        .unwrap();
+
+    let routed: Vec<(String, Option<RequestId>)> = transmits(&mut server)
+        .iter()
+        .map(|transmit| {
+            let packet = packet_json(transmit);
+            let kind = packet["method"].as_str().unwrap_or("response").to_owned();
+            (kind, transmit.related.clone())
+        })
+        .collect();
+    assert_eq!(
+        routed,
+        [
+            ("notifications/progress".to_owned(), call.clone()),
+            ("notifications/message".to_owned(), call.clone()),
+            ("roots/list".to_owned(), call.clone()),
+            ("notifications/cancelled".to_owned(), call.clone()),
+            ("notifications/tools/list_changed".to_owned(), None),
+            ("response".to_owned(), call),
+        ]
+    );
 }

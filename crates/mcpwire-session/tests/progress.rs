@@ -25,7 +25,12 @@ fn progress(token: impl Into<Value>, progress: f64) -> Value {
 }
 
 /// A client connected in memory to a tools server, in `version`.
-fn connected(version: ProtocolVersion) -> (mcpwire_session::ClientSession, mcpwire_session::ServerSession) {
+fn connected(
+    version: ProtocolVersion,
+) -> (
+    mcpwire_session::ClientSession,
+    mcpwire_session::ServerSession,
+) {
     let now = Instant::now();
     let mut server = server(json!({"tools": {}}));
     let mut client = client_with(client_config(json!({})).pinned(version), now);
@@ -47,13 +52,22 @@ fn a_progress_token_is_added_only_when_progress_is_asked_for() {
             client.send_request(call, options, now).unwrap();
             let packet = sent_one(&mut client);
             let token = packet["params"]["_meta"]["progressToken"].as_i64();
-            assert!(tokens.insert(token.unwrap()), "a unique integer token: {packet:#}");
+            assert!(
+                tokens.insert(token.unwrap()),
+                "a unique integer token: {packet:#}"
+            );
         }
 
         let call = client_request("tools/call", json!({"name": "quick"}));
-        client.send_request(call, RequestOptions::default(), now).unwrap();
+        client
+            .send_request(call, RequestOptions::default(), now)
+            .unwrap();
         let packet = sent_one(&mut client);
-        assert_eq!(packet["params"]["_meta"].get("progressToken"), None, "{packet:#}");
+        assert_eq!(
+            packet["params"]["_meta"].get("progressToken"),
+            None,
+            "{packet:#}"
+        );
     }
 }
 
@@ -95,7 +109,9 @@ fn progress_after_the_answer_is_dropped() {
     pump(&mut client, &mut server, now);
     let incoming = only_request(events(&mut server));
     let token = incoming.context.progress_token.clone().unwrap();
-    server.respond(&incoming.id, Ok(tool_result("done"))).unwrap();
+    server
+        .respond(&incoming.id, Ok(tool_result("done")))
+        .unwrap();
     pump(&mut client, &mut server, now);
     assert_eq!(events(&mut client).len(), 1);
     let token = serde_json::to_value(token).unwrap();
@@ -113,12 +129,21 @@ fn the_server_reports_only_growing_progress_on_live_requests() {
     initialize(&mut server, "2025-06-18", json!({}), now);
     let params = json!({"name": "long", "_meta": {"progressToken": "tok-1"}});
     feed(&mut server, &request(1, "tools/call", params), now);
-    feed(&mut server, &request(2, "tools/call", json!({"name": "quiet"})), now);
+    feed(
+        &mut server,
+        &request(2, "tools/call", json!({"name": "quiet"})),
+        now,
+    );
     let requests = only_requests(events(&mut server));
     let (asked, quiet) = (&requests[0].id, &requests[1].id);
-    assert_eq!(requests[0].context.progress_token, Some(ProgressToken::String("tok-1".into())));
+    assert_eq!(
+        requests[0].context.progress_token,
+        Some(ProgressToken::String("tok-1".into()))
+    );
 
-    server.progress(asked, 1.0, Some(4.0), Some("a quarter".to_owned())).unwrap();
+    server
+        .progress(asked, 1.0, Some(4.0), Some("a quarter".to_owned()))
+        .unwrap();
     let transmits = transmits(&mut server);
     assert_eq!(transmits.len(), 1);
     assert_eq!(transmits[0].related.as_ref(), Some(asked));
@@ -133,13 +158,22 @@ fn the_server_reports_only_growing_progress_on_live_requests() {
     for stale in [1.0, 0.5] {
         assert_eq!(
             server.progress(asked, stale, None, None),
-            Err(SendError::ProgressNotIncreasing { previous: 1.0, new: stale })
+            Err(SendError::ProgressNotIncreasing {
+                previous: 1.0,
+                new: stale
+            })
         );
     }
-    assert_eq!(server.progress(quiet, 1.0, None, None), Err(SendError::NoProgressToken));
+    assert_eq!(
+        server.progress(quiet, 1.0, None, None),
+        Err(SendError::NoProgressToken)
+    );
     server.respond(asked, Ok(tool_result("done"))).unwrap();
     sent(&mut server);
-    assert_eq!(server.progress(asked, 2.0, None, None), Err(SendError::UnknownRequest));
+    assert_eq!(
+        server.progress(asked, 2.0, None, None),
+        Err(SendError::UnknownRequest)
+    );
     assert!(sent(&mut server).is_empty());
 }
 
@@ -153,8 +187,15 @@ fn a_cancelled_request_gets_no_progress() {
     feed(&mut server, &request(1, "tools/call", params), now);
     let incoming = only_request(events(&mut server));
     let cancel = json!({"requestId": 1});
-    feed(&mut server, &notification("notifications/cancelled", cancel), now);
-    assert_eq!(server.progress(&incoming.id, 0.1, None, None), Err(SendError::UnknownRequest));
+    feed(
+        &mut server,
+        &notification("notifications/cancelled", cancel),
+        now,
+    );
+    assert_eq!(
+        server.progress(&incoming.id, 0.1, None, None),
+        Err(SendError::UnknownRequest)
+    );
 }
 
 // PROG-04: `message` exists from 2025-03-26; a 2024-11-05 client gets
@@ -168,10 +209,16 @@ fn the_progress_message_is_stripped_for_2024_11_05() {
         let params = json!({"name": "long", "_meta": {"progressToken": 3}});
         feed(&mut server, &request(1, "tools/call", params), now);
         let incoming = only_request(events(&mut server));
-        server.progress(&incoming.id, 0.5, None, Some("halfway".to_owned())).unwrap();
+        server
+            .progress(&incoming.id, 0.5, None, Some("halfway".to_owned()))
+            .unwrap();
         let packet = sent_one(&mut server);
         assert_eq!(packet["params"]["progressToken"], 3);
-        assert_eq!(packet["params"].get("message").is_some(), keeps_message, "{version}: {packet:#}");
+        assert_eq!(
+            packet["params"].get("message").is_some(),
+            keeps_message,
+            "{version}: {packet:#}"
+        );
     }
 }
 
@@ -188,9 +235,13 @@ fn progress_travels_from_server_to_client_in_memory() {
             .unwrap();
         pump(&mut client, &mut server, now);
         let incoming = only_request(events(&mut server));
-        server.progress(&incoming.id, 1.0, Some(2.0), Some("one of two".to_owned())).unwrap();
+        server
+            .progress(&incoming.id, 1.0, Some(2.0), Some("one of two".to_owned()))
+            .unwrap();
         server.progress(&incoming.id, 2.0, Some(2.0), None).unwrap();
-        server.respond(&incoming.id, Ok(tool_result("done"))).unwrap();
+        server
+            .respond(&incoming.id, Ok(tool_result("done")))
+            .unwrap();
         pump(&mut client, &mut server, now);
         let events = events(&mut client);
         assert_eq!(events.len(), 3, "{events:?}");
@@ -203,4 +254,39 @@ fn progress_travels_from_server_to_client_in_memory() {
         assert!(matches!(&events[1], Event::Progress { progress, .. } if progress.progress == 2.0));
         assert!(matches!(&events[2], Event::Response { id, result: Ok(_) } if *id == call_id));
     }
+}
+
+// PROG-01..03 the other way: the server asks for progress on its own
+// request and the client reports it.
+#[test]
+fn progress_travels_from_client_to_server_in_memory() {
+    let now = Instant::now();
+    let mut server = server(json!({}));
+    let config = client_config(json!({"roots": {}})).pinned(ProtocolVersion::V2025_11_25);
+    let mut client = client_with(config, now);
+    connect(&mut client, &mut server, now);
+    let roots = server_request("roots/list", json!({}));
+    let roots_id = server
+        .send_request(roots, RequestOptions::default().with_progress(), None, now)
+        .unwrap();
+    pump(&mut client, &mut server, now);
+    let incoming = only_request(events(&mut client));
+    assert!(incoming.context.progress_token.is_some());
+    client.progress(&incoming.id, 0.5, Some(1.0)).unwrap();
+    assert!(matches!(
+        client.progress(&incoming.id, 0.5, None),
+        Err(SendError::ProgressNotIncreasing { .. })
+    ));
+    client.respond(&incoming.id, Ok(roots_result())).unwrap();
+    assert_eq!(
+        client.progress(&incoming.id, 0.9, None),
+        Err(SendError::UnknownRequest)
+    );
+    pump(&mut client, &mut server, now);
+    let events = events(&mut server);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        matches!(&events[0], Event::Progress { id, progress } if *id == roots_id && progress.progress == 0.5)
+    );
+    assert!(matches!(&events[1], Event::Response { id, result: Ok(_) } if *id == roots_id));
 }

@@ -12,6 +12,7 @@ mod support;
 
 use std::time::Instant;
 
+use mcpwire_session::{RequestOptions, SendError};
 use mcpwire_types::{
     LoggingLevel, LoggingMessageNotificationParams, ProtocolVersion, meta_keys,
     methods::ClientRequest,
@@ -36,7 +37,13 @@ fn a_request_with_per_request_meta_is_served_without_a_handshake() {
     let incoming = only_request(events(&mut server));
     assert!(matches!(incoming.request, ClientRequest::CallTool(_)));
     assert_eq!(incoming.context.version, ProtocolVersion::V2026_07_28);
-    assert!(incoming.context.client_capabilities.unwrap().supports_sampling());
+    assert!(
+        incoming
+            .context
+            .client_capabilities
+            .unwrap()
+            .supports_sampling()
+    );
     assert_eq!(incoming.context.client_info.unwrap().name, "modern-client");
     assert!(server.client().is_none(), "no session was negotiated");
 
@@ -59,23 +66,51 @@ fn both_eras_are_served_on_one_session() {
     let legacy = json!({"name": "echo", "arguments": {}});
     feed(&mut server, &request(1, "tools/call", legacy), now);
     let modern = json!({"name": "echo", "arguments": {}});
-    feed(&mut server, &stateless_request(1001, "tools/call", modern), now);
+    feed(
+        &mut server,
+        &stateless_request(1001, "tools/call", modern),
+        now,
+    );
 
     let requests = only_requests(events(&mut server));
     let versions: Vec<_> = requests.iter().map(|r| r.context.version).collect();
-    assert_eq!(versions, [ProtocolVersion::V2025_06_18, ProtocolVersion::V2026_07_28]);
-    assert!(requests[0].context.client_capabilities.as_ref().unwrap().supports_roots());
-    assert!(!requests[1].context.client_capabilities.as_ref().unwrap().supports_roots());
+    assert_eq!(
+        versions,
+        [ProtocolVersion::V2025_06_18, ProtocolVersion::V2026_07_28]
+    );
+    assert!(
+        requests[0]
+            .context
+            .client_capabilities
+            .as_ref()
+            .unwrap()
+            .supports_roots()
+    );
+    assert!(
+        !requests[1]
+            .context
+            .client_capabilities
+            .as_ref()
+            .unwrap()
+            .supports_roots()
+    );
 
     // Answered out of order, each fitted to its own revision.
-    server.respond(&requests[1].id, Ok(tool_result("modern"))).unwrap();
-    server.respond(&requests[0].id, Ok(tool_result("legacy"))).unwrap();
+    server
+        .respond(&requests[1].id, Ok(tool_result("modern")))
+        .unwrap();
+    server
+        .respond(&requests[0].id, Ok(tool_result("legacy")))
+        .unwrap();
     let answers = sent(&mut server);
     assert_eq!(answers[0]["id"], 1001);
     assert_eq!(answers[0]["result"]["resultType"], "complete");
     assert_eq!(answers[1]["id"], 1);
     assert_eq!(answers[1]["result"].get("resultType"), None);
-    assert_eq!(server.client().unwrap().version, ProtocolVersion::V2025_06_18);
+    assert_eq!(
+        server.client().unwrap().version,
+        ProtocolVersion::V2025_06_18
+    );
 }
 
 // 2026-07-28 basic/index: a request missing a required per-request field is
@@ -128,7 +163,11 @@ fn a_server_without_the_stateless_revision_refuses_stateless_requests() {
     let now = Instant::now();
     let config = server_config(json!({"tools": {}})).with_versions([ProtocolVersion::V2025_06_18]);
     let mut server = server_with(config);
-    feed(&mut server, &stateless_request(1, "tools/list", json!({})), now);
+    feed(
+        &mut server,
+        &stateless_request(1, "tools/list", json!({})),
+        now,
+    );
     let answer = sent_one(&mut server);
     assert_eq!(error_code(&answer), -32022);
     assert_eq!(answer["error"]["data"]["supported"], json!(["2025-06-18"]));
@@ -144,19 +183,32 @@ fn server_discover_describes_the_server() {
         .with_instructions("Weather tools.")
         .with_versions([ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28]);
     let mut server = server_with(config);
-    feed(&mut server, &stateless_request("discover-1", "server/discover", json!({})), now);
+    feed(
+        &mut server,
+        &stateless_request("discover-1", "server/discover", json!({})),
+        now,
+    );
     let answer = sent_one(&mut server);
     assert_eq!(answer["id"], "discover-1");
     let result = &answer["result"];
     assert_eq!(result["resultType"], "complete");
-    assert_eq!(result["supportedVersions"], json!(["2026-07-28", "2025-11-25"]));
-    assert_eq!(result["capabilities"], json!({"tools": {}, "resources": {}}));
+    assert_eq!(
+        result["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25"])
+    );
+    assert_eq!(
+        result["capabilities"],
+        json!({"tools": {}, "resources": {}})
+    );
     assert_eq!(result["instructions"], "Weather tools.");
     assert_eq!(
         result["_meta"][meta_keys::SERVER_INFO],
         json!({"name": "test-server", "version": "1.0.0"})
     );
-    assert!(events(&mut server).is_empty(), "the engine answers discover itself");
+    assert!(
+        events(&mut server).is_empty(),
+        "the engine answers discover itself"
+    );
 }
 
 // 2026-07-28 removed `ping`, `logging/setLevel` and `resources/subscribe`:
@@ -188,7 +240,11 @@ fn initialize_with_modern_meta_is_an_unknown_method() {
     let now = Instant::now();
     let mut server = server(json!({}));
     let params = initialize_params("2026-07-28", json!({}));
-    feed(&mut server, &stateless_request(1, "initialize", params), now);
+    feed(
+        &mut server,
+        &stateless_request(1, "initialize", params),
+        now,
+    );
     assert_eq!(error_code(&sent_one(&mut server)), -32601);
     assert!(server.client().is_none());
 }
@@ -204,21 +260,41 @@ fn the_request_log_level_governs_log_messages() {
     params["_meta"] = stateless_meta(json!({}));
     params["_meta"][meta_keys::LOG_LEVEL] = json!("warning");
     feed(&mut server, &request(1, "tools/call", params), now);
-    feed(&mut server, &stateless_request(2, "tools/call", json!({"name": "echo"})), now);
+    feed(
+        &mut server,
+        &stateless_request(2, "tools/call", json!({"name": "echo"})),
+        now,
+    );
     let requests = only_requests(events(&mut server));
     assert_eq!(requests[0].context.log_level, Some(LoggingLevel::Warning));
     assert_eq!(requests[1].context.log_level, None);
     let (warned, silent) = (&requests[0].id, &requests[1].id);
 
-    assert_eq!(server.log(log(LoggingLevel::Info, "chatter"), Some(warned), now), Ok(false));
-    assert_eq!(server.log(log(LoggingLevel::Error, "broken"), Some(warned), now), Ok(true));
-    assert_eq!(server.log(log(LoggingLevel::Emergency, "fire"), Some(silent), now), Ok(false));
+    assert_eq!(
+        server.log(log(LoggingLevel::Info, "chatter"), Some(warned), now),
+        Ok(false)
+    );
+    assert_eq!(
+        server.log(log(LoggingLevel::Error, "broken"), Some(warned), now),
+        Ok(true)
+    );
+    assert_eq!(
+        server.log(log(LoggingLevel::Emergency, "fire"), Some(silent), now),
+        Ok(false)
+    );
     let transmits = transmits(&mut server);
     assert_eq!(transmits.len(), 1);
-    assert_eq!(transmits[0].related, Some(id(1)), "it travels with its request");
+    assert_eq!(
+        transmits[0].related,
+        Some(id(1)),
+        "it travels with its request"
+    );
     assert_eq!(
         packet_json(&transmits[0]),
-        notification("notifications/message", json!({"level": "error", "data": "broken"}))
+        notification(
+            "notifications/message",
+            json!({"level": "error", "data": "broken"})
+        )
     );
 }
 
@@ -231,11 +307,21 @@ fn each_stateless_request_is_read_on_its_own() {
     let mut first = json!({});
     first["_meta"] = stateless_meta(json!({"roots": {}}));
     feed(&mut server, &request(1, "tools/list", first), now);
-    feed(&mut server, &stateless_request(2, "tools/list", json!({})), now);
+    feed(
+        &mut server,
+        &stateless_request(2, "tools/list", json!({})),
+        now,
+    );
     let requests = only_requests(events(&mut server));
     let roots: Vec<bool> = requests
         .iter()
-        .map(|r| r.context.client_capabilities.as_ref().unwrap().supports_roots())
+        .map(|r| {
+            r.context
+                .client_capabilities
+                .as_ref()
+                .unwrap()
+                .supports_roots()
+        })
         .collect();
     assert_eq!(roots, [true, false]);
 }
@@ -246,9 +332,58 @@ fn each_stateless_request_is_read_on_its_own() {
 fn unknown_notifications_are_dropped_in_either_era() {
     let now = Instant::now();
     let mut server = server(json!({}));
-    feed(&mut server, &notification("notifications/unheard_of", json!({})), now);
+    feed(
+        &mut server,
+        &notification("notifications/unheard_of", json!({})),
+        now,
+    );
     let params: Value = json!({"_meta": stateless_meta(json!({}))});
-    feed(&mut server, &notification("notifications/other", params), now);
+    feed(
+        &mut server,
+        &notification("notifications/other", params),
+        now,
+    );
     assert!(sent(&mut server).is_empty());
     assert!(events(&mut server).is_empty());
+}
+
+// 2026-07-28 has no server-to-client requests (multi round-trip requests
+// replace them): a handler of a stateless request cannot send one on its
+// behalf, even when a handshake session with a capable client exists beside it.
+#[test]
+fn a_stateless_request_cannot_make_the_server_send_requests() {
+    let now = Instant::now();
+    let mut server = server(json!({"tools": {}}));
+    initialize(
+        &mut server,
+        "2025-06-18",
+        json!({"sampling": {}, "roots": {}}),
+        now,
+    );
+    feed(
+        &mut server,
+        &stateless_request(1, "tools/call", json!({"name": "ask"})),
+        now,
+    );
+    let incoming = only_request(events(&mut server));
+    let roots = server_request("roots/list", json!({}));
+    assert_eq!(
+        server.send_request(
+            roots.clone(),
+            RequestOptions::default(),
+            Some(&incoming.id),
+            now
+        ),
+        Err(SendError::NotInRevision {
+            method: "roots/list",
+            version: ProtocolVersion::V2026_07_28,
+        })
+    );
+    assert!(sent(&mut server).is_empty());
+    // The handshake session's own requests still go.
+    assert!(
+        server
+            .send_request(roots, RequestOptions::default(), None, now)
+            .is_ok()
+    );
 }

@@ -13,7 +13,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use mcpwire_jsonrpc::RequestId;
-use mcpwire_session::{ClientSession, Event, RequestOptions, ResponseError, ServerSession, Timeouts};
+use mcpwire_session::{
+    ClientSession, Event, RequestOptions, ResponseError, ServerSession, Timeouts,
+};
 use mcpwire_types::ProtocolVersion;
 use mcpwire_types::methods::ServerRequest;
 use serde_json::json;
@@ -38,11 +40,21 @@ fn call(client: &mut ClientSession, options: RequestOptions, now: Instant) -> Re
     id
 }
 
-fn timed_out(events: &[Event<impl std::fmt::Debug, impl std::fmt::Debug, impl std::fmt::Debug, impl std::fmt::Debug>]) -> Vec<RequestId> {
+fn timed_out(
+    events: &[Event<
+        impl std::fmt::Debug,
+        impl std::fmt::Debug,
+        impl std::fmt::Debug,
+        impl std::fmt::Debug,
+    >],
+) -> Vec<RequestId> {
     events
         .iter()
         .map(|event| match event {
-            Event::Response { id, result: Err(ResponseError::TimedOut) } => id.clone(),
+            Event::Response {
+                id,
+                result: Err(ResponseError::TimedOut),
+            } => id.clone(),
             other => panic!("expected a timeout, got {other:?}"),
         })
         .collect()
@@ -60,9 +72,21 @@ fn poll_timeout_is_the_earliest_deadline() {
     let t0 = Instant::now();
     let (mut client, _server) = connected(t0, Timeouts::default());
     assert_eq!(client.poll_timeout(), None);
-    call(&mut client, RequestOptions::default().with_timeout(secs(30)), t0);
-    call(&mut client, RequestOptions::default().with_timeout(secs(10)), t0 + secs(5));
-    call(&mut client, RequestOptions::default().with_timeout(secs(20)), t0);
+    call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(30)),
+        t0,
+    );
+    call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(10)),
+        t0 + secs(5),
+    );
+    call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(20)),
+        t0,
+    );
     assert_eq!(client.poll_timeout(), Some(t0 + secs(15)));
 }
 
@@ -82,7 +106,7 @@ fn a_request_fails_at_its_deadline_and_is_cancelled() {
     assert!(sent(&mut client).is_empty());
 
     client.handle_timeout(deadline);
-    assert_eq!(timed_out(&events(&mut client)), [id.clone()]);
+    assert_eq!(timed_out(&events(&mut client)), std::slice::from_ref(&id));
     let n = id.as_number().unwrap();
     assert_eq!(
         sent_one(&mut client),
@@ -92,7 +116,11 @@ fn a_request_fails_at_its_deadline_and_is_cancelled() {
         )
     );
     assert_eq!(client.poll_timeout(), None);
-    feed(&mut client, &response(n, json!({"content": []})), t0 + secs(61));
+    feed(
+        &mut client,
+        &response(n, json!({"content": []})),
+        t0 + secs(61),
+    );
     assert!(events(&mut client).is_empty());
 }
 
@@ -102,9 +130,21 @@ fn a_request_fails_at_its_deadline_and_is_cancelled() {
 fn a_late_timeout_call_fails_every_expired_request() {
     let t0 = Instant::now();
     let (mut client, _server) = connected(t0, Timeouts::default());
-    let first = call(&mut client, RequestOptions::default().with_timeout(secs(10)), t0);
-    let second = call(&mut client, RequestOptions::default().with_timeout(secs(20)), t0);
-    let third = call(&mut client, RequestOptions::default().with_timeout(secs(90)), t0);
+    let first = call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(10)),
+        t0,
+    );
+    let second = call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(20)),
+        t0,
+    );
+    let third = call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(90)),
+        t0,
+    );
     client.handle_timeout(t0 + secs(61));
     assert_eq!(timed_out(&events(&mut client)), [first, second]);
     assert_eq!(sent(&mut client).len(), 2);
@@ -132,7 +172,11 @@ fn progress_resets_the_timeout_but_never_past_the_maximum() {
     progress_for(&mut client, token, 0.1, t0 + secs(8));
     assert_eq!(client.poll_timeout(), Some(t0 + secs(18)));
     progress_for(&mut client, token, 0.2, t0 + secs(17));
-    assert_eq!(client.poll_timeout(), Some(t0 + secs(25)), "capped by the maximum");
+    assert_eq!(
+        client.poll_timeout(),
+        Some(t0 + secs(25)),
+        "capped by the maximum"
+    );
     progress_for(&mut client, token, 0.3, t0 + secs(24));
     assert_eq!(client.poll_timeout(), Some(t0 + secs(25)));
 
@@ -157,7 +201,11 @@ fn the_session_timeouts_apply_to_every_request() {
     assert_eq!(client.poll_timeout(), Some(t0 + secs(12)));
 
     // A timeout longer than the maximum is cut to it.
-    let long = call(&mut client, RequestOptions::default().with_timeout(secs(600)), t0 + secs(20));
+    let long = call(
+        &mut client,
+        RequestOptions::default().with_timeout(secs(600)),
+        t0 + secs(20),
+    );
     client.handle_timeout(t0 + secs(12));
     assert_eq!(timed_out(&events(&mut client)), [id]);
     assert_eq!(client.poll_timeout(), Some(t0 + secs(32)));
@@ -189,8 +237,11 @@ fn the_server_times_out_its_own_requests() {
     sent(&mut server);
     assert_eq!(server.poll_timeout(), Some(t0 + secs(3)));
     server.handle_timeout(t0 + secs(3));
-    assert_eq!(timed_out(&events(&mut server)), [id.clone()]);
-    assert_eq!(sent_one(&mut server)["params"]["requestId"], id.as_number().unwrap());
+    assert_eq!(timed_out(&events(&mut server)), std::slice::from_ref(&id));
+    assert_eq!(
+        sent_one(&mut server)["params"]["requestId"],
+        id.as_number().unwrap()
+    );
 }
 
 // CANCEL-02, LIFE-19: an `initialize` that times out fails the session and
@@ -203,7 +254,10 @@ fn an_initialize_that_times_out_fails_the_client_without_cancelling() {
     assert_eq!(sent_one(&mut client)["method"], "initialize");
     let deadline = client.poll_timeout().unwrap();
     client.handle_timeout(deadline);
-    assert!(sent(&mut client).is_empty(), "initialize is never cancelled");
+    assert!(
+        sent(&mut client).is_empty(),
+        "initialize is never cancelled"
+    );
     assert!(matches!(events(&mut client).as_slice(), [Event::Failed(_)]));
     assert!(client.failure().is_some());
     let list = client_request("tools/list", json!({}));
@@ -224,10 +278,33 @@ fn closing_fails_every_pending_request() {
     let closed: Vec<RequestId> = events(&mut client)
         .into_iter()
         .map(|event| match event {
-            Event::Response { id, result: Err(ResponseError::Closed) } => id,
+            Event::Response {
+                id,
+                result: Err(ResponseError::Closed),
+            } => id,
             other => panic!("expected Closed, got {other:?}"),
         })
         .collect();
     assert_eq!(closed, [first, second]);
     assert_eq!(client.poll_timeout(), None);
+}
+
+// LIFE-17: a caller may ask for an effectively unbounded wait; the engine
+// must not overflow computing the deadline (it would panic).
+#[test]
+fn an_unbounded_timeout_does_not_overflow() {
+    let t0 = Instant::now();
+    let (mut client, _server) = connected(t0, Timeouts::default());
+    let mut options = RequestOptions::default()
+        .with_progress()
+        .with_timeout(Duration::MAX)
+        .resetting_on_progress();
+    options.maximum = Some(Duration::MAX);
+    let id = call(&mut client, options, t0);
+    let deadline = client.poll_timeout().unwrap();
+    assert!(deadline > t0 + secs(365 * 24 * 3600), "{:?}", deadline - t0);
+    progress_for(&mut client, id.as_number().unwrap(), 0.5, t0 + secs(10));
+    client.handle_timeout(t0 + secs(365 * 24 * 3600));
+    assert!(events(&mut client).is_empty());
+    assert_eq!(client.requests_awaiting_answers(), 1);
 }

@@ -16,6 +16,8 @@ impl ClientSession {
     pub fn handle_inbound(&mut self, inbound: Inbound, now: Instant) {
         match inbound {
             Inbound::Single(message) => self.handle_message(message, None, now),
+            // A malformed answer is not answered (see the server side).
+            Inbound::Invalid(error) if error.is_answer_like() => {}
             Inbound::Invalid(error) => {
                 let object = error.to_error_response().error;
                 self.peer
@@ -34,6 +36,7 @@ impl ClientSession {
                 for item in items {
                     match item {
                         Ok(message) => self.handle_message(message, Some(batch), now),
+                        Err(error) if error.is_answer_like() => {}
                         Err(error) => {
                             self.peer.expect_in_batch(batch);
                             let object = error.to_error_response().error;

@@ -199,9 +199,17 @@ impl ClientSession {
         }
     }
 
-    /// Ends the session: every pending request fails with `Closed`.
+    /// Ends the session: every pending request fails with `Closed`, and a
+    /// connection still being set up fails with [`Event::Failed`].
     pub fn close(&mut self) {
         for id in self.peer.drain_outbound() {
+            // The probe and `initialize` are the engine's own requests: the
+            // runtime never saw their ids, so it learns of the failed
+            // connection instead of an answer to an unknown request.
+            if self.is_connect_request(&id) {
+                self.fail("the session closed before it was connected".to_owned());
+                continue;
+            }
             self.events.push_back(Event::Response {
                 id,
                 result: Err(crate::ResponseError::Closed),

@@ -31,6 +31,9 @@ impl ServerSession {
     pub fn handle_inbound(&mut self, inbound: Inbound, now: Instant) {
         match inbound {
             Inbound::Single(message) => self.handle_message(message, None, now),
+            // A malformed answer is not answered: its id names one of our
+            // own requests, which an error response would seem to answer.
+            Inbound::Invalid(error) if error.is_answer_like() => {}
             Inbound::Invalid(error) => {
                 self.peer
                     .answer_unadmitted(error.id().cloned(), error_object(&error), None);
@@ -66,6 +69,7 @@ impl ServerSession {
         for item in items {
             match item {
                 Ok(message) => self.handle_message(message, Some(batch), now),
+                Err(error) if error.is_answer_like() => {}
                 Err(error) => {
                     self.peer.expect_in_batch(batch);
                     self.peer.answer_unadmitted(

@@ -277,6 +277,16 @@ impl ServerSession {
         now: Instant,
     ) -> Result<RequestId, SendError> {
         let method = request.method();
+        // A stateless request has no session to carry a server request:
+        // 2026-07-28 asks for input with multi round-trip results instead.
+        // Without this the request would go out under the handshake
+        // session's revision, to a client that never asked for it.
+        if let Some(info) = related.and_then(|id| self.peer.active(id))
+            && info.version.is_stateless()
+        {
+            let version = info.version;
+            return Err(SendError::NotInRevision { method, version });
+        }
         let client = match &self.handshake {
             Handshake::Negotiated {
                 client,
@@ -326,7 +336,9 @@ impl ServerSession {
     /// # Errors
     ///
     /// When there is no revision to speak (no handshake and no live
-    /// `related` request), the method is not in it, or a capability is missing.
+    /// `related` request), the client has not sent `notifications/initialized`
+    /// yet (only log messages may go earlier: LIFE-06), the method is not in
+    /// the revision, or a capability is missing.
     pub fn notify(
         &mut self,
         mut notification: ServerNotification,
@@ -334,6 +346,22 @@ impl ServerSession {
     ) -> Result<(), SendError> {
         let method = notification.method();
         let version = self.version_for(related)?;
+        // LIFE-06: between the answer to `initialize` and the client's
+        // `notifications/initialized`, a handshake session gets log messages
+        // only (LOG-07); a stateless request has no such phase.
+        let awaiting_initialized = matches!(
+            self.handshake,
+            Handshake::Negotiated {
+                initialized: false,
+                ..
+            }
+        );
+        if awaiting_initialized
+            && version.has_handshake()
+            && !matches!(notification, ServerNotification::LoggingMessage(_))
+        {
+            return Err(SendError::NotInitialized);
+        }
         if !method_info(method).is_some_and(|info| info.in_revision(version)) {
             return Err(SendError::NotInRevision { method, version });
         }

@@ -11,6 +11,10 @@
     clippy::panic,
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
 )]
+#![allow(
+    clippy::needless_pass_by_value,
+    reason = "helpers take JSON by value so that call sites read like the messages on the wire"
+)]
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -145,7 +149,11 @@ pub(crate) fn sent<E: Engine>(engine: &mut E) -> Vec<Value> {
 /// The single packet queued; fails if there are none or several.
 pub(crate) fn sent_one<E: Engine>(engine: &mut E) -> Value {
     let mut packets = sent(engine);
-    assert_eq!(packets.len(), 1, "expected exactly one packet, got {packets:#?}");
+    assert_eq!(
+        packets.len(),
+        1,
+        "expected exactly one packet, got {packets:#?}"
+    );
     packets.remove(0)
 }
 
@@ -192,12 +200,24 @@ pub(crate) fn error_code(packet: &Value) -> i64 {
 
 /// Runs the handshake on `server` (initialize answered, then
 /// `notifications/initialized`), discarding its packets and events.
-pub(crate) fn initialize(server: &mut ServerSession, version: &str, capabilities: Value, now: Instant) {
+pub(crate) fn initialize(
+    server: &mut ServerSession,
+    version: &str,
+    capabilities: Value,
+    now: Instant,
+) {
     let params = initialize_params(version, capabilities);
     feed(server, &request("init", "initialize", params), now);
     let answer = sent_one(server);
-    assert!(answer.get("result").is_some(), "initialize failed: {answer:#}");
-    feed(server, &notification("notifications/initialized", json!({})), now);
+    assert!(
+        answer.get("result").is_some(),
+        "initialize failed: {answer:#}"
+    );
+    feed(
+        server,
+        &notification("notifications/initialized", json!({})),
+        now,
+    );
     events(server);
 }
 
@@ -217,7 +237,12 @@ pub(crate) fn stateless_request(id: impl Into<Value>, method: &str, mut params: 
 }
 
 /// The requests among `events`, failing on any other event.
-pub(crate) fn only_requests<R: std::fmt::Debug, N: std::fmt::Debug, S: std::fmt::Debug, P: std::fmt::Debug>(
+pub(crate) fn only_requests<
+    R: std::fmt::Debug,
+    N: std::fmt::Debug,
+    S: std::fmt::Debug,
+    P: std::fmt::Debug,
+>(
     events: Vec<Event<R, N, S, P>>,
 ) -> Vec<IncomingRequest<R>> {
     events
@@ -230,7 +255,12 @@ pub(crate) fn only_requests<R: std::fmt::Debug, N: std::fmt::Debug, S: std::fmt:
 }
 
 /// The only request among `events`.
-pub(crate) fn only_request<R: std::fmt::Debug, N: std::fmt::Debug, S: std::fmt::Debug, P: std::fmt::Debug>(
+pub(crate) fn only_request<
+    R: std::fmt::Debug,
+    N: std::fmt::Debug,
+    S: std::fmt::Debug,
+    P: std::fmt::Debug,
+>(
     events: Vec<Event<R, N, S, P>>,
 ) -> IncomingRequest<R> {
     let mut requests = only_requests(events);
@@ -288,14 +318,18 @@ pub(crate) fn pump(client: &mut ClientSession, server: &mut ServerSession, now: 
     }
 }
 
-/// Connects `client` to `server` in memory and returns the server view the
-/// client settled on; fails unless the client is established.
+/// Connects `client` to `server` in memory, discarding both sides' events;
+/// fails unless the client is established.
 pub(crate) fn connect(client: &mut ClientSession, server: &mut ServerSession, now: Instant) {
     pump(client, server, now);
     let established = events(client)
         .into_iter()
         .any(|event| matches!(event, Event::Established(_)));
-    assert!(established, "the client did not connect: {:?}", client.failure());
+    assert!(
+        established,
+        "the client did not connect: {:?}",
+        client.failure()
+    );
     events(server);
 }
 

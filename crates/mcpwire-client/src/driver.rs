@@ -1,0 +1,406 @@
+//! The session driver: one task owning a `ClientSession` and a transport,
+//! feeding one into the other, answering the calls of API handles, and
+//! running handlers of server requests in tasks of their own.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport};
+use mcpwire_session::{
+    ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, RequestOptions,
+    ResponseError, ServerView,
+};
+use mcpwire_types::ProgressNotificationParams;
+use mcpwire_types::methods::{
+    ClientNotification, ClientRequest, ServerNotification, ServerRequest, ServerResult,
+};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+use crate::cancel::CancelHandle;
+use crate::client::Shared;
+use crate::handler::{self, HandlerMessage};
+use crate::{ClientError, ClientHandler, ConnectError, HandlerContext};
+
+/// How many handler messages may queue before handler tasks wait.
+const HANDLER_QUEUE: usize = 64;
+
+/// What API handles ask of the driver.
+pub(crate) enum Command {
+    /// Send a request; `key` names it for a later cancellation.
+    Request {
+        key: u64,
+        request: ClientRequest,
+        options: RequestOptions,
+        reply: oneshot::Sender<Result<ServerResult, ClientError>>,
+        progress: Option<mpsc::Sender<ProgressNotificationParams>>,
+        span: tracing::Span,
+    },
+    /// Send a notification.
+    Notify {
+        notification: ClientNotification,
+        reply: oneshot::Sender<Result<(), ClientError>>,
+    },
+    /// End the session; `done` fires once the transport is closed.
+    Close { done: oneshot::Sender<()> },
+}
+
+/// A request of ours that awaits its answer.
+struct Call {
+    key: u64,
+    reply: oneshot::Sender<Result<ServerResult, ClientError>>,
+    progress: Option<mpsc::Sender<ProgressNotificationParams>>,
+    span: tracing::Span,
+}
+
+/// A server request being handled by its own task.
+struct Running {
+    task: JoinHandle<()>,
+    cancel: CancelHandle,
+}
+
+/// Why the session loop stopped.
+type Outcome = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+/// The state the engine does not keep: who waits for which answer, and
+/// which handlers run.
+pub(crate) struct Driver {
+    session: ClientSession,
+    shared: Arc<Shared>,
+    handler: Arc<dyn ClientHandler>,
+    calls: HashMap<RequestId, Call>,
+    keys: HashMap<u64, RequestId>,
+    running: HashMap<RequestId, Running>,
+    messages: mpsc::Sender<HandlerMessage>,
+    message_rx: Option<mpsc::Receiver<HandlerMessage>>,
+    established: Option<oneshot::Sender<Result<ServerView, ConnectError>>>,
+    closers: Vec<oneshot::Sender<()>>,
+    failed: bool,
+}
+
+/// The engine's clock: tokio's, so that paused-time tests control it.
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Driver {
+    pub(crate) fn new(
+        config: Arc<ClientConfig>,
+        handler: Arc<dyn ClientHandler>,
+        shared: Arc<Shared>,
+        established: oneshot::Sender<Result<ServerView, ConnectError>>,
+    ) -> Self {
+        let (messages, message_rx) = mpsc::channel(HANDLER_QUEUE);
+        Self {
+            // Queues the probe or `initialize`.
+            session: ClientSession::new(config, now()),
+            shared,
+            handler,
+            calls: HashMap::new(),
+            keys: HashMap::new(),
+            running: HashMap::new(),
+            messages,
+            message_rx: Some(message_rx),
+            established: Some(established),
+            closers: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// Drives the session until it is closed, the transport ends, or every
+    /// API handle is gone.
+    pub(crate) async fn run<T: Transport>(
+        mut self,
+        mut transport: T,
+        mut commands: mpsc::Receiver<Command>,
+        mut cancels: mpsc::UnboundedReceiver<u64>,
+    ) {
+        let Some(mut message_rx) = self.message_rx.take() else {
+            return;
+        };
+        let outcome: Outcome = loop {
+            self.drain_events();
+            if self.failed {
+                break Ok(());
+            }
+            if let Err(error) = self.flush(&mut transport).await {
+                break Err(Box::new(error));
+            }
+            let deadline = self
+                .session
+                .poll_timeout()
+                .map(tokio::time::Instant::from_std);
+            tokio::select! {
+                inbound = transport.recv() => match inbound {
+                    Some(Ok(inbound)) => self.session.handle_inbound(inbound, now()),
+                    Some(Err(error)) => break Err(Box::new(error)),
+                    None => break Ok(()),
+                },
+                command = commands.recv() => match command {
+                    Some(Command::Close { done }) => {
+                        self.closers.push(done);
+                        break Ok(());
+                    }
+                    Some(command) => self.apply(command),
+                    // Every API handle is gone: nobody can use the session.
+                    None => break Ok(()),
+                },
+                Some(key) = cancels.recv() => self.cancel(key),
+                Some(message) = message_rx.recv() => self.on_handler_message(message),
+                () = sleep_until(deadline) => self.session.handle_timeout(now()),
+            }
+        };
+        self.shut_down(outcome);
+        // Best effort: the transport may already be gone.
+        let _ = transport.close().await;
+        for done in self.closers.drain(..) {
+            let _ = done.send(());
+        }
+        // Late `close` calls wait for `commands` to be dropped, right here.
+    }
+
+    async fn flush<T: Transport>(&mut self, transport: &mut T) -> Result<(), T::Error> {
+        while let Some(transmit) = self.session.poll_transmit() {
+            // Client packets belong to no server request; `related` is for
+            // answers to the server's requests on multi-stream transports.
+            transport
+                .send_related(transmit.packet, transmit.related.as_ref())
+                .await?;
+        }
+        Ok(())
+    }
+
+    fn drain_events(&mut self) {
+        while let Some(event) = self.session.poll_event() {
+            self.on_event(event);
+        }
+    }
+
+    fn on_event(&mut self, event: ClientEvent) {
+        match event {
+            Event::Established(view) => {
+                tracing::info!(
+                    version = %view.version,
+                    server = view.info.as_ref().map(|info| info.name.as_str()).unwrap_or_default(),
+                    "connected"
+                );
+                if let Some(established) = self.established.take() {
+                    let _ = established.send(Ok(view));
+                }
+            }
+            Event::Failed(reason) => {
+                tracing::debug!(%reason, "the session failed");
+                self.failed = true;
+                if let Some(established) = self.established.take() {
+                    let _ = established.send(Err(ConnectError::Failed(reason)));
+                }
+            }
+            Event::Response { id, result } => self.answered(&id, result),
+            Event::Progress { id, progress } => {
+                if let Some(sender) = self.calls.get(&id).and_then(|call| call.progress.as_ref()) {
+                    // A reader that lags loses reports rather than stalling the session.
+                    let _ = sender.try_send(progress);
+                }
+            }
+            Event::Notification(notification) => self.notified(notification),
+            Event::Request(request) => self.start(request),
+            Event::Cancelled { id, reason } => {
+                tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "request cancelled by the server");
+                if let Some(running) = self.running.remove(&id) {
+                    running.cancel.cancel();
+                    running.task.abort();
+                }
+                // The engine drops this answer (CANCEL-05); it frees the entry.
+                let _ = self
+                    .session
+                    .respond(&id, Err(ErrorObject::internal_error("cancelled")));
+            }
+            _ => {}
+        }
+    }
+
+    fn answered(&mut self, id: &RequestId, result: Result<ServerResult, ResponseError>) {
+        let Some(call) = self.calls.remove(id) else {
+            return;
+        };
+        self.keys.remove(&call.key);
+        if let Err(error @ (ResponseError::TimedOut | ResponseError::Closed)) = &result {
+            call.span
+                .in_scope(|| tracing::debug!(%error, "request ended without an answer"));
+        }
+        let _ = call.reply.send(result.map_err(ClientError::from));
+    }
+
+    fn notified(&mut self, notification: ServerNotification) {
+        match &notification {
+            // Schemas learned from older lists may be stale now.
+            ServerNotification::ToolListChanged(_) => self.shared.schemas.clear(),
+            ServerNotification::LoggingMessage(params) => {
+                tracing::debug!(
+                    level = params.level.as_str(),
+                    logger = params.logger.as_deref().unwrap_or(""),
+                    "log message from the server"
+                );
+            }
+            _ => {}
+        }
+        self.shared.publish(notification);
+    }
+
+    fn apply(&mut self, command: Command) {
+        match command {
+            Command::Request {
+                key,
+                request,
+                options,
+                reply,
+                progress,
+                span,
+            } => {
+                // The caller dropped its future before the request went out:
+                // send nothing (its cancellation found no request to cancel).
+                if reply.is_closed() {
+                    return;
+                }
+                match self.session.send_request(request, options, now()) {
+                    Ok(id) => {
+                        span.record("id", tracing::field::display(&id));
+                        self.keys.insert(key, id.clone());
+                        let call = Call {
+                            key,
+                            reply,
+                            progress,
+                            span,
+                        };
+                        self.calls.insert(id, call);
+                    }
+                    Err(error) => {
+                        let _ = reply.send(Err(ClientError::Refused(error)));
+                    }
+                }
+            }
+            Command::Notify {
+                notification,
+                reply,
+            } => {
+                let result = self
+                    .session
+                    .notify(notification)
+                    .map_err(ClientError::Refused);
+                let _ = reply.send(result);
+            }
+            // Handled by the loop, which stops on it.
+            Command::Close { done } => self.closers.push(done),
+        }
+    }
+
+    /// The caller of the call `key` stopped waiting: tell the server.
+    fn cancel(&mut self, key: u64) {
+        let Some(id) = self.keys.remove(&key) else {
+            return;
+        };
+        if let Some(call) = self.calls.remove(&id) {
+            call.span
+                .in_scope(|| tracing::debug!("cancelled: the caller stopped waiting"));
+        }
+        self.session
+            .cancel(&id, Some("the client stopped waiting".to_owned()));
+    }
+
+    /// Runs the handler of a server request in a task of its own.
+    fn start(&mut self, incoming: IncomingRequest<ServerRequest>) {
+        let IncomingRequest {
+            id,
+            request,
+            context,
+        } = incoming;
+        let span = tracing::info_span!(
+            "mcp.client.handle",
+            method = request.method(),
+            id = %id,
+            version = %context.version,
+            traceparent = context.trace.traceparent.as_deref().unwrap_or_default(),
+        );
+        let (cancel, cancellation) = CancelHandle::new();
+        let meta = request.meta().cloned();
+        let handler_context = HandlerContext::new(
+            id.clone(),
+            context,
+            meta,
+            cancellation,
+            self.messages.clone(),
+        );
+        let handler = self.handler.clone();
+        let messages = self.messages.clone();
+        let task_id = id.clone();
+        let task = tokio::spawn(
+            async move {
+                let result = handler::dispatch(&*handler, request, handler_context).await;
+                if let Err(error) = &result {
+                    tracing::debug!(code = %error.code, message = %error.message, "request failed");
+                }
+                let message = HandlerMessage::Respond {
+                    id: task_id,
+                    result,
+                };
+                let _ = messages.send(message).await;
+            }
+            .instrument(span),
+        );
+        self.running.insert(id, Running { task, cancel });
+    }
+
+    fn on_handler_message(&mut self, message: HandlerMessage) {
+        match message {
+            HandlerMessage::Respond { id, result } => {
+                self.running.remove(&id);
+                if let Err(error) = self.session.respond(&id, result) {
+                    tracing::debug!(%id, %error, "answer not sent");
+                }
+            }
+            HandlerMessage::Progress {
+                id,
+                progress,
+                total,
+            } => {
+                if let Err(error) = self.session.progress(&id, progress, total) {
+                    tracing::debug!(%id, %error, "progress not sent");
+                }
+            }
+        }
+    }
+
+    fn shut_down(&mut self, outcome: Outcome) {
+        if let Err(error) = &outcome {
+            tracing::debug!(%error, "the transport failed");
+        }
+        for (_, running) in self.running.drain() {
+            running.cancel.cancel();
+            running.task.abort();
+        }
+        // Every pending call fails with `Closed`.
+        self.session.close();
+        self.drain_events();
+        for (_, call) in self.calls.drain() {
+            let _ = call.reply.send(Err(ClientError::Closed));
+        }
+        self.keys.clear();
+        if let Some(established) = self.established.take() {
+            let error = match outcome {
+                Ok(()) => ConnectError::TransportClosed,
+                Err(error) => ConnectError::Transport(error),
+            };
+            let _ = established.send(Err(error));
+        }
+        self.shared.end_notifications();
+    }
+}

@@ -1,1 +1,0 @@
-//! Server-Sent Events (being written).
