@@ -380,8 +380,17 @@ impl Driver {
     }
 
     fn shut_down(&mut self, outcome: Outcome) {
-        if let Err(error) = &outcome {
-            tracing::debug!(%error, "the transport failed");
+        // A connection still being set up learns the precise cause here,
+        // before the engine reports its own generic failure on close.
+        match (self.established.take(), outcome) {
+            (Some(established), Ok(())) => {
+                let _ = established.send(Err(ConnectError::TransportClosed));
+            }
+            (Some(established), Err(error)) => {
+                let _ = established.send(Err(ConnectError::Transport(error)));
+            }
+            (None, Err(error)) => tracing::debug!(%error, "the transport failed"),
+            (None, Ok(())) => {}
         }
         for (_, running) in self.running.drain() {
             running.cancel.cancel();
@@ -394,13 +403,6 @@ impl Driver {
             let _ = call.reply.send(Err(ClientError::Closed));
         }
         self.keys.clear();
-        if let Some(established) = self.established.take() {
-            let error = match outcome {
-                Ok(()) => ConnectError::TransportClosed,
-                Err(error) => ConnectError::Transport(error),
-            };
-            let _ = established.send(Err(error));
-        }
         self.shared.end_notifications();
     }
 }

@@ -21,11 +21,10 @@ pub type ServerTransport = StdioTransport<Stdin, Stdout>;
 /// Logs, diagnostics and panics go to stderr, which the client may show,
 /// record or ignore, and which never counts as an error.
 ///
-/// This crate installs nothing: route your logs to stderr yourself. With
-/// `tracing-subscriber` (a dependency of your binary, not of this crate, so
-/// this snippet is not compiled here):
+/// This crate installs nothing: route your logs to stderr yourself, e.g.
+/// with `tracing-subscriber` (a dependency of your binary, not of this crate):
 ///
-/// ```ignore
+/// ```
 /// tracing_subscriber::fmt()
 ///     .with_writer(std::io::stderr)
 ///     .with_ansi(false)
