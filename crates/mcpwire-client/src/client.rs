@@ -222,6 +222,11 @@ impl Client {
     /// receiver that lags further behind misses the oldest ones and is told
     /// so once with `RecvError::Lagged`; the session itself never waits for
     /// receivers. After the session ends, receivers get `RecvError::Closed`.
+    ///
+    /// In 2026-07-28 a server sends change notifications only while a
+    /// `subscriptions/listen` request is open; send one with
+    /// [`Client::request`] (marker `SubscriptionsListen`) from a task of its
+    /// own, and its notifications arrive here.
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
         let sender = self
             .inner

@@ -67,4 +67,6 @@ pub use cancel::Cancellation;
 pub use client::{Client, ClientBuilder};
 pub use error::{ClientError, ConnectError};
 pub use handler::{BoxFuture, ClientHandler, HandlerContext};
-pub use mcpwire_session::{ClientConfig, EraChoice, RequestOptions, ServerView, Timeouts};
+pub use mcpwire_session::{
+    ClientConfig, EraChoice, Limits, RequestOptions, ServerView, Timeouts, TraceContext,
+};

@@ -56,14 +56,14 @@ async fn a_dropped_call_sends_cancelled_for_its_id_and_ignores_the_late_answer()
         // CANCEL-06: a late answer is dropped; the next call gets its own.
         peer.answer(
             &request["id"],
-            json!({"content": [{"type": "text", "text": "late"}]}),
+            &json!({"content": [{"type": "text", "text": "late"}]}),
         );
         let (second, ()) = tokio::join!(client.call_tool("echo", Map::new()), async {
             let next = peer.expect("tools/call").await;
             assert_ne!(next["id"], request["id"]);
             peer.answer(
                 &next["id"],
-                json!({"content": [{"type": "text", "text": "fresh"}]}),
+                &json!({"content": [{"type": "text", "text": "fresh"}]}),
             );
         });
         assert_eq!(

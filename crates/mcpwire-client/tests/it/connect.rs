@@ -99,7 +99,10 @@ async fn connecting_fails_when_the_transport_ends_before_the_handshake() {
 #[tokio::test]
 async fn close_fails_pending_calls_and_ends_the_session() {
     bounded(async {
-        let (builder, mut started) = with_slow_tool(everything());
+        // The server lets running requests finish for a while after its
+        // client stopped sending; the slow tool never would.
+        let drain = std::time::Duration::from_millis(50);
+        let (builder, mut started) = with_slow_tool(everything().drain_timeout(drain));
         let server = builder.build().unwrap();
         let client = connect(&server, pinned(ProtocolVersion::V2025_11_25)).await;
         let mut notifications = client.notifications();
@@ -119,7 +122,8 @@ async fn close_fails_pending_calls_and_ends_the_session() {
             client.notifications().recv().await.unwrap_err(),
             RecvError::Closed
         );
-        // The server saw its transport end, which stops the tool.
+        // The server saw its transport end, which stops the tool once its
+        // drain time is up.
         cancellation.cancelled().await;
         // Closing twice is harmless.
         client.close().await;

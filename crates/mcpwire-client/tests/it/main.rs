@@ -1,6 +1,13 @@
 //! Integration tests of the client runtime against a real server and
 //! against scripted peers (one test binary, modules by concern).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
+)]
+
 mod calls;
 mod cancel;
 mod connect;

@@ -26,7 +26,7 @@ async fn garbage_lines_between_valid_messages_do_not_disturb_the_session() {
             }
             peer.answer(
                 &initialize["id"],
-                json!({
+                &json!({
                     "protocolVersion": "2025-06-18",
                     "capabilities": {"tools": {}},
                     "serverInfo": {"name": "messy", "version": "1"}
@@ -64,7 +64,7 @@ async fn garbage_lines_between_valid_messages_do_not_disturb_the_session() {
             }
             peer.answer(
                 &request["id"],
-                json!({"content": [{"type": "text", "text": "ok"}]}),
+                &json!({"content": [{"type": "text", "text": "ok"}]}),
             );
         });
         assert_eq!(result.unwrap().content, vec![ContentBlock::text("ok")]);

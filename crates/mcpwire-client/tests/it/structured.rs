@@ -24,7 +24,7 @@ fn weather_tools() -> Value {
 async fn list(client: &Client, peer: &mut ScriptedPeer, tools: Value) {
     let (listed, ()) = tokio::join!(client.list_tools(None), async {
         let request = peer.expect("tools/list").await;
-        peer.answer(&request["id"], tools);
+        peer.answer(&request["id"], &tools);
     });
     listed.unwrap();
 }
@@ -37,7 +37,7 @@ async fn call(
 ) -> Result<mcpwire_types::CallToolResult, ClientError> {
     let (outcome, ()) = tokio::join!(client.call_tool("weather", Map::new()), async {
         let request = peer.expect("tools/call").await;
-        peer.answer(&request["id"], result);
+        peer.answer(&request["id"], &result);
     });
     outcome
 }

@@ -48,8 +48,9 @@ pub(crate) fn pinned(version: ProtocolVersion) -> ClientConfig {
 
 /// Serves `server` over one end of a memory pair; returns the other end.
 pub(crate) fn serve(server: &Server) -> MemoryTransport {
-    // Large enough that neither direction fills up under the load tests
-    // (see the report: a driver blocked in `send` does not read).
+    // Large enough that neither direction ever fills up under the load
+    // test: a driver blocked in `send` does not read, so two drivers whose
+    // channels are both full could wait on each other.
     let (client_end, server_end) = memory::pair(4096);
     let server = server.clone();
     tokio::spawn(async move { server.serve(server_end).await });
@@ -253,7 +254,7 @@ impl ScriptedPeer {
     }
 
     /// Answers request `id` with `result`.
-    pub(crate) fn answer(&self, id: &Value, result: Value) {
+    pub(crate) fn answer(&self, id: &Value, result: &Value) {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
 
@@ -283,7 +284,7 @@ impl ScriptedPeer {
         assert_eq!(initialize["params"]["protocolVersion"], version);
         self.answer(
             &initialize["id"],
-            json!({
+            &json!({
                 "protocolVersion": version,
                 "capabilities": capabilities,
                 "serverInfo": {"name": "scripted", "version": "0.0.1"}

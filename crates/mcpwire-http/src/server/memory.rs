@@ -1,0 +1,560 @@
+//! The in-memory defaults of the session store, the event store and the
+//! message bus: everything in this process, bounded, expired lazily and by
+//! the server's sweeper.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_util::Stream;
+use mcpwire_types::ProtocolVersion;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::store::{
+    Envelope, EventStore, Inbox, MessageBus, Replay, SessionId, SessionRecord, SessionStore,
+    StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription,
+};
+
+/// Locks a mutex, ignoring poisoning: every critical section here leaves
+/// the maps consistent after each single insert or remove.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A tokio receiver as a `Stream` (cancel safe: a value is taken only in
+/// the poll that returns it).
+pub(crate) struct ReceiverStream<T>(pub(crate) mpsc::Receiver<T>);
+
+impl<T> Stream for ReceiverStream<T> {
+    type Item = T;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+/// Session records in this process's memory.
+#[derive(Debug, Default)]
+pub struct MemorySessionStore {
+    sessions: Mutex<HashMap<SessionId, SessionEntry>>,
+}
+
+#[derive(Debug)]
+struct SessionEntry {
+    version: Option<ProtocolVersion>,
+    deadline: Instant,
+    next_stream: u64,
+}
+
+impl MemorySessionStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn create(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, ()> {
+        let entry = SessionEntry {
+            version: None,
+            deadline: Instant::now() + idle,
+            next_stream: 1,
+        };
+        lock(&self.sessions).insert(id.clone(), entry);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn touch(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, Option<SessionRecord>> {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        let record = match sessions.get_mut(id) {
+            // Expired but not swept yet: expire it now (lazy expiry).
+            Some(entry) if entry.deadline <= now => {
+                sessions.remove(id);
+                None
+            }
+            Some(entry) => {
+                entry.deadline = now + idle;
+                Some(SessionRecord::new(id.clone(), entry.version))
+            }
+            None => None,
+        };
+        Box::pin(async move { Ok(record) })
+    }
+
+    fn set_version(&self, id: &SessionId, version: ProtocolVersion) -> StoreFuture<'_, ()> {
+        if let Some(entry) = lock(&self.sessions).get_mut(id) {
+            entry.version = Some(version);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn next_stream(&self, id: &SessionId) -> StoreFuture<'_, Option<u64>> {
+        let number = lock(&self.sessions).get_mut(id).map(|entry| {
+            let number = entry.next_stream;
+            entry.next_stream += 1;
+            number
+        });
+        Box::pin(async move { Ok(number) })
+    }
+
+    fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool> {
+        let existed = lock(&self.sessions).remove(id).is_some();
+        Box::pin(async move { Ok(existed) })
+    }
+
+    fn take_expired(&self) -> StoreFuture<'_, Vec<SessionId>> {
+        let now = Instant::now();
+        let mut expired = Vec::new();
+        lock(&self.sessions).retain(|id, entry| {
+            let live = entry.deadline > now;
+            if !live {
+                expired.push(id.clone());
+            }
+            live
+        });
+        Box::pin(async move { Ok(expired) })
+    }
+
+    fn count(&self) -> StoreFuture<'_, usize> {
+        let count = lock(&self.sessions).len();
+        Box::pin(async move { Ok(count) })
+    }
+}
+
+/// Stream event logs in this process's memory, with bounded retention.
+///
+/// Each stream keeps at most `per_stream` events and each session at most
+/// `per_session`; beyond that the oldest event (of the stream, or of the
+/// whole session) is dropped first.
+#[derive(Debug)]
+pub struct MemoryEventStore {
+    logs: Mutex<Logs>,
+    per_stream: usize,
+    per_session: usize,
+}
+
+#[derive(Debug, Default)]
+struct Logs {
+    sessions: HashMap<SessionId, SessionLog>,
+    total: usize,
+}
+
+#[derive(Debug, Default)]
+struct SessionLog {
+    streams: HashMap<u64, StreamLog>,
+    total: usize,
+    /// Orders events across the session's streams, for session-wide eviction.
+    next_order: u64,
+}
+
+#[derive(Debug, Default)]
+struct StreamLog {
+    events: VecDeque<(u64, StoredEvent)>,
+    finished: bool,
+    delivered: u64,
+}
+
+impl MemoryEventStore {
+    /// Default retention per stream.
+    pub const DEFAULT_PER_STREAM: usize = 256;
+    /// Default retention per session.
+    pub const DEFAULT_PER_SESSION: usize = 1024;
+
+    /// A store with the default retention.
+    pub fn new() -> Self {
+        Self::with_retention(Self::DEFAULT_PER_STREAM, Self::DEFAULT_PER_SESSION)
+    }
+
+    /// A store keeping at most `per_stream` events per stream and
+    /// `per_session` per session (each at least 1).
+    pub fn with_retention(per_stream: usize, per_session: usize) -> Self {
+        Self {
+            logs: Mutex::default(),
+            per_stream: per_stream.max(1),
+            per_session: per_session.max(1),
+        }
+    }
+}
+
+impl Default for MemoryEventStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logs {
+    fn append(&mut self, key: &StreamKey, event: StoredEvent, per_stream: usize, per_session: usize) {
+        let Some(session) = self.sessions.get_mut(&key.session) else {
+            return;
+        };
+        let order = session.next_order;
+        let Some(stream) = session.streams.get_mut(&key.stream) else {
+            return;
+        };
+        session.next_order += 1;
+        stream.events.push_back((order, event));
+        session.total += 1;
+        self.total += 1;
+        if stream.events.len() > per_stream {
+            stream.events.pop_front();
+            session.total -= 1;
+            self.total -= 1;
+        }
+        while session.total > per_session {
+            // The oldest event of the session is at the front of one stream.
+            let oldest = session
+                .streams
+                .iter()
+                .filter_map(|(number, log)| log.events.front().map(|(order, _)| (*order, *number)))
+                .min();
+            let Some((_, number)) = oldest else { break };
+            if let Some(log) = session.streams.get_mut(&number) {
+                log.events.pop_front();
+                session.total -= 1;
+                self.total -= 1;
+                if log.finished && log.events.is_empty() {
+                    session.streams.remove(&number);
+                }
+            }
+        }
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        let mut log = SessionLog::default();
+        log.streams.insert(0, StreamLog::default());
+        let mut logs = lock(&self.logs);
+        if let Some(old) = logs.sessions.insert(session.clone(), log) {
+            logs.total -= old.total;
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session) {
+            session.streams.entry(key.stream).or_default();
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        lock(&self.logs).append(key, event, self.per_stream, self.per_session);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session)
+            && let Some(stream) = session.streams.get_mut(&key.stream)
+        {
+            stream.finished = true;
+            if stream.events.is_empty() {
+                session.streams.remove(&key.stream);
+            }
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
+        let replay = lock(&self.logs)
+            .sessions
+            .get(&key.session)
+            .and_then(|session| session.streams.get(&key.stream))
+            .map(|stream| {
+                let after = after.unwrap_or(stream.delivered);
+                Replay {
+                    events: stream
+                        .events
+                        .iter()
+                        .filter(|(_, event)| event.seq > after)
+                        .map(|(_, event)| event.clone())
+                        .collect(),
+                    finished: stream.finished,
+                }
+            });
+        Box::pin(async move { Ok(replay) })
+    }
+
+    fn mark_delivered(&self, key: &StreamKey, seq: u64) -> StoreFuture<'_, ()> {
+        if let Some(stream) = lock(&self.logs)
+            .sessions
+            .get_mut(&key.session)
+            .and_then(|session| session.streams.get_mut(&key.stream))
+        {
+            stream.delivered = stream.delivered.max(seq);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        let mut logs = lock(&self.logs);
+        let removed = logs
+            .sessions
+            .get_mut(&key.session)
+            .and_then(|session| {
+                let stream = session.streams.remove(&key.stream)?;
+                session.total -= stream.events.len();
+                Some(stream.events.len())
+            })
+            .unwrap_or(0);
+        logs.total -= removed;
+        Box::pin(async { Ok(()) })
+    }
+
+    fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        let mut logs = lock(&self.logs);
+        if let Some(log) = logs.sessions.remove(session) {
+            logs.total -= log.total;
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn count(&self) -> StoreFuture<'_, usize> {
+        let total = lock(&self.logs).total;
+        Box::pin(async move { Ok(total) })
+    }
+}
+
+/// A message bus within this process: session inboxes and stream
+/// connections are tokio channels.
+#[derive(Debug, Default)]
+pub struct MemoryBus {
+    slots: Mutex<HashMap<SessionId, Slot>>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    inbox: mpsc::Sender<Envelope>,
+    streams: HashMap<u64, mpsc::Sender<StreamEvent>>,
+}
+
+impl MemoryBus {
+    /// An empty bus.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many session runtimes are registered.
+    pub fn runtime_count(&self) -> usize {
+        lock(&self.slots).len()
+    }
+
+    /// How many stream connections are attached.
+    pub fn connection_count(&self) -> usize {
+        lock(&self.slots)
+            .values()
+            .map(|slot| slot.streams.len())
+            .sum()
+    }
+}
+
+impl MessageBus for MemoryBus {
+    fn register(&self, session: &SessionId, capacity: usize) -> StoreFuture<'_, Inbox> {
+        let (sender, receiver) = mpsc::channel(capacity.max(1));
+        let slot = Slot {
+            inbox: sender,
+            streams: HashMap::new(),
+        };
+        lock(&self.slots).insert(session.clone(), slot);
+        let inbox: Inbox = Box::pin(ReceiverStream(receiver));
+        Box::pin(async move { Ok(inbox) })
+    }
+
+    fn deliver(&self, session: &SessionId, envelope: Envelope) -> StoreFuture<'_, bool> {
+        let inbox = lock(&self.slots).get(session).map(|slot| slot.inbox.clone());
+        Box::pin(async move {
+            match inbox {
+                Some(inbox) => Ok(inbox.send(envelope).await.is_ok()),
+                None => Ok(false),
+            }
+        })
+    }
+
+    fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription> {
+        let mut slots = lock(&self.slots);
+        let subscription: Subscription = match slots.get_mut(&key.session) {
+            Some(slot) => {
+                let (sender, receiver) = mpsc::channel(capacity.max(1));
+                // Replacing the sender drops the old one: the earlier
+                // connection sees its stream end.
+                slot.streams.insert(key.stream, sender);
+                Box::pin(ReceiverStream(receiver))
+            }
+            None => Box::pin(futures_util::stream::empty()),
+        };
+        Box::pin(async move { Ok(subscription) })
+    }
+
+    fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
+        let sender = lock(&self.slots)
+            .get(&key.session)
+            .and_then(|slot| slot.streams.get(&key.stream))
+            .cloned();
+        Box::pin(async move {
+            let Some(sender) = sender else {
+                return Ok(false);
+            };
+            if sender.send(event).await.is_ok() {
+                return Ok(true);
+            }
+            // The connection is gone: forget it unless it was replaced.
+            let mut slots = lock(&self.slots);
+            if let Some(slot) = slots.get_mut(&key.session)
+                && slot
+                    .streams
+                    .get(&key.stream)
+                    .is_some_and(|current| current.same_channel(&sender))
+            {
+                slot.streams.remove(&key.stream);
+            }
+            Ok(false)
+        })
+    }
+
+    fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        if let Some(slot) = lock(&self.slots).get_mut(&key.session) {
+            slot.streams.remove(&key.stream);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn close(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        lock(&self.slots).remove(session);
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    fn id(text: &str) -> SessionId {
+        SessionId::parse(text).unwrap()
+    }
+
+    fn event(seq: u64) -> StoredEvent {
+        StoredEvent {
+            seq,
+            data: Bytes::from(format!("{seq}")),
+        }
+    }
+
+    #[tokio::test]
+    async fn event_store_replays_only_the_named_stream_after_the_given_event() {
+        let store = MemoryEventStore::new();
+        let s = id("s");
+        store.create_session(&s).await.unwrap();
+        let one = StreamKey::new(s.clone(), 1);
+        let two = StreamKey::new(s.clone(), 2);
+        store.open(&one).await.unwrap();
+        store.open(&two).await.unwrap();
+        for seq in 1..=3 {
+            store.append(&one, event(seq)).await.unwrap();
+            store.append(&two, event(seq)).await.unwrap();
+        }
+        store.finish(&one).await.unwrap();
+        let replay = store.replay(&one, Some(1)).await.unwrap().unwrap();
+        assert_eq!(replay.events, vec![event(2), event(3)]);
+        assert!(replay.finished);
+        assert!(!store.replay(&two, Some(3)).await.unwrap().unwrap().finished);
+        assert_eq!(store.count().await.unwrap(), 6);
+        store.remove_session(&s).await.unwrap();
+        assert_eq!(store.count().await.unwrap(), 0);
+        assert_eq!(store.replay(&one, Some(0)).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn event_store_retention_is_bounded_per_stream_and_per_session() {
+        let store = MemoryEventStore::with_retention(3, 5);
+        let s = id("s");
+        store.create_session(&s).await.unwrap();
+        let one = StreamKey::new(s.clone(), 1);
+        let two = StreamKey::new(s.clone(), 2);
+        store.open(&one).await.unwrap();
+        store.open(&two).await.unwrap();
+        for seq in 1..=10 {
+            store.append(&one, event(seq)).await.unwrap();
+        }
+        let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
+        assert_eq!(kept, vec![event(8), event(9), event(10)]);
+        for seq in 1..=3 {
+            store.append(&two, event(seq)).await.unwrap();
+        }
+        // Six events exceed the session's five: stream one's oldest goes.
+        assert_eq!(store.count().await.unwrap(), 5);
+        let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
+        assert_eq!(kept, vec![event(9), event(10)]);
+    }
+
+    #[tokio::test]
+    async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
+        let store = MemoryEventStore::new();
+        let key = StreamKey::new(id("gone"), 1);
+        store.open(&key).await.unwrap();
+        store.append(&key, event(1)).await.unwrap();
+        assert_eq!(store.count().await.unwrap(), 0);
+        assert_eq!(store.replay(&key, None).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn standalone_replay_without_an_id_starts_after_the_delivery_mark() {
+        let store = MemoryEventStore::new();
+        let s = id("s");
+        store.create_session(&s).await.unwrap();
+        let standalone = StreamKey::new(s, 0);
+        for seq in 1..=4 {
+            store.append(&standalone, event(seq)).await.unwrap();
+        }
+        store.mark_delivered(&standalone, 2).await.unwrap();
+        let replay = store.replay(&standalone, None).await.unwrap().unwrap();
+        assert_eq!(replay.events, vec![event(3), event(4)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn session_store_expires_idle_sessions_and_touch_refreshes() {
+        let store = MemorySessionStore::new();
+        let (a, b) = (id("a"), id("b"));
+        let idle = Duration::from_secs(10);
+        store.create(&a, idle).await.unwrap();
+        store.create(&b, idle).await.unwrap();
+        tokio::time::advance(Duration::from_secs(6)).await;
+        assert!(store.touch(&a, idle).await.unwrap().is_some());
+        tokio::time::advance(Duration::from_secs(6)).await;
+        assert_eq!(store.take_expired().await.unwrap(), vec![b.clone()]);
+        assert_eq!(store.touch(&b, idle).await.unwrap(), None);
+        assert_eq!(store.next_stream(&a).await.unwrap(), Some(1));
+        assert_eq!(store.next_stream(&a).await.unwrap(), Some(2));
+        tokio::time::advance(Duration::from_secs(11)).await;
+        assert_eq!(store.touch(&a, idle).await.unwrap(), None);
+        assert_eq!(store.count().await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn bus_replaces_a_stream_connection_and_reports_absent_ones() {
+        let bus = MemoryBus::new();
+        let s = id("s");
+        let mut inbox = bus.register(&s, 4).await.unwrap();
+        let key = StreamKey::new(s.clone(), 1);
+        assert!(!bus.publish(&key, StreamEvent::End).await.unwrap());
+        let mut first = bus.subscribe(&key, 4).await.unwrap();
+        let mut second = bus.subscribe(&key, 4).await.unwrap();
+        assert_eq!(first.next().await, None);
+        assert!(bus.publish(&key, StreamEvent::Pause).await.unwrap());
+        assert_eq!(second.next().await, Some(StreamEvent::Pause));
+        let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
+        assert!(bus.deliver(&s, envelope.clone()).await.unwrap());
+        assert_eq!(inbox.next().await, Some(envelope.clone()));
+        bus.close(&s).await.unwrap();
+        assert_eq!(inbox.next().await, None);
+        assert_eq!(second.next().await, None);
+        assert!(!bus.deliver(&s, envelope).await.unwrap());
+        assert_eq!(bus.runtime_count(), 0);
+    }
+}

@@ -1,0 +1,350 @@
+//! The pluggable state of the server: session records, the event log of
+//! every stream, and the message bus between HTTP connections and the
+//! runtimes serving sessions (see the module docs of `server` for the design).
+
+use core::error::Error as StdError;
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::Stream;
+use mcpwire_types::ProtocolVersion;
+
+/// The future every store method returns: boxed, so that the traits are
+/// object safe and an implementation may do network I/O (Redis, SQL, ...).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// The messages clients POSTed to one session, in order, for its runtime.
+pub type Inbox = Pin<Box<dyn Stream<Item = Envelope> + Send>>;
+
+/// The events of one stream, for the HTTP connection attached to it.
+pub type Subscription = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
+
+/// The failure of a store or bus (a lost connection to Redis, ...).
+///
+/// The in-memory defaults never fail.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct StoreError {
+    message: String,
+    #[source]
+    source: Option<Box<dyn StdError + Send + Sync>>,
+}
+
+impl StoreError {
+    /// An error explained by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error explained by `message`, caused by `source`.
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn StdError + Send + Sync>>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+}
+
+/// The id of a handshake-era session, as sent in `Mcp-Session-Id`.
+///
+/// Generated ids are 32 bytes from the operating system's CSPRNG written
+/// as 64 lowercase hex digits (HTTP-34, HTTP-35, SEC-09).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(Arc<str>);
+
+impl SessionId {
+    /// Reads an id (for example one a store kept): it must be 1 to 256
+    /// visible ASCII characters (0x21 to 0x7E).
+    pub fn parse(text: &str) -> Option<Self> {
+        let visible = text.bytes().all(|b| (0x21..=0x7e).contains(&b));
+        (visible && !text.is_empty() && text.len() <= 256).then(|| Self(Arc::from(text)))
+    }
+
+    /// A fresh random id, or `None` when the operating system offers no
+    /// randomness.
+    pub(crate) fn generate() -> Option<Self> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).ok()?;
+        let mut text = String::with_capacity(64);
+        for byte in bytes {
+            text.push(hex_digit(byte >> 4));
+            text.push(hex_digit(byte & 0x0f));
+        }
+        Some(Self(Arc::from(text)))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn hex_digit(nibble: u8) -> char {
+    char::from(b"0123456789abcdef"[usize::from(nibble & 0x0f)])
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A session id is a bearer secret for the session: keep it out of logs.
+        let shown = self.0.get(..8).unwrap_or(&self.0);
+        write!(f, "SessionId({shown}…)")
+    }
+}
+
+/// What the server remembers of a session between requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SessionRecord {
+    /// The session.
+    pub id: SessionId,
+    /// The revision `initialize` negotiated, once the answer went out.
+    pub version: Option<ProtocolVersion>,
+}
+
+impl SessionRecord {
+    /// A record of `id` with the negotiated `version`, if known.
+    pub fn new(id: SessionId, version: Option<ProtocolVersion>) -> Self {
+        Self { id, version }
+    }
+}
+
+/// Session records (handshake era).
+///
+/// Records expire when idle: every method that refreshes a record takes the
+/// idle timeout, as a key-value store with per-key TTLs (Redis `EXPIRE`)
+/// would. A record that expired or was removed is gone for good: the
+/// server then answers 404 for its id (HTTP-39).
+pub trait SessionStore: Send + Sync + 'static {
+    /// Records a new session that expires after `idle` without a touch.
+    fn create(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, ()>;
+
+    /// The record of `id`, its idle deadline pushed to `idle` from now;
+    /// `None` when unknown, expired or removed.
+    fn touch(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, Option<SessionRecord>>;
+
+    /// Records the revision `initialize` negotiated.
+    fn set_version(&self, id: &SessionId, version: ProtocolVersion) -> StoreFuture<'_, ()>;
+
+    /// Allocates the number of a new stream of the session (1, 2, ...; 0 is
+    /// the standalone GET stream); `None` when the session is gone. Numbers
+    /// are never reused within a session, which keeps event ids unique
+    /// across its streams (HTTP-31).
+    fn next_stream(&self, id: &SessionId) -> StoreFuture<'_, Option<u64>>;
+
+    /// Removes a session; `true` if it existed.
+    fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool>;
+
+    /// Removes every session past its idle deadline and returns their ids,
+    /// so that the caller frees what they held elsewhere.
+    fn take_expired(&self) -> StoreFuture<'_, Vec<SessionId>>;
+
+    /// How many sessions are live.
+    fn count(&self) -> StoreFuture<'_, usize>;
+}
+
+/// Names one stream of one session.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StreamKey {
+    /// The session.
+    pub session: SessionId,
+    /// The stream: 0 for the standalone GET stream, 1 and up for the
+    /// streams of POSTed requests.
+    pub stream: u64,
+}
+
+impl StreamKey {
+    /// Stream `stream` of `session`.
+    pub fn new(session: SessionId, stream: u64) -> Self {
+        Self { session, stream }
+    }
+}
+
+/// One message sent on a stream, kept for replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Its position in the stream: 1, 2, ... (0 is the priming event,
+    /// which carries no message and is never stored).
+    pub seq: u64,
+    /// The JSON text of the packet.
+    pub data: Bytes,
+}
+
+/// What a stream still holds after a given event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replay {
+    /// The retained events after the given one, oldest first.
+    pub events: Vec<StoredEvent>,
+    /// Whether the stream has ended: after these events nothing follows.
+    pub finished: bool,
+}
+
+/// The event log of every stream, for resumption with `Last-Event-ID`
+/// (HTTP-30..33).
+///
+/// Retention is bounded (the in-memory default keeps a fixed number of
+/// events per stream and per session and drops the oldest first), so a
+/// client that resumes too late may find a gap; it never gets another
+/// stream's events. Only [`EventStore::create_session`] brings a session
+/// into being: every other method ignores sessions it does not know, so a
+/// late write after the session ended cannot resurrect it.
+pub trait EventStore: Send + Sync + 'static {
+    /// Starts the log of a new session, with its standalone stream 0.
+    fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()>;
+
+    /// Starts the log of a stream.
+    fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
+
+    /// Appends an event to a stream.
+    fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()>;
+
+    /// Marks a stream ended: its last event has been appended.
+    fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
+
+    /// The events after `after`, or after the stream's delivery mark when
+    /// `after` is `None`; `None` when the stream is unknown (never opened,
+    /// forgotten, or its session is gone).
+    fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>>;
+
+    /// Records that the events up to `seq` were written to a connection
+    /// (used for the standalone stream, so that a fresh GET gets what no
+    /// connection was sent).
+    fn mark_delivered(&self, key: &StreamKey, seq: u64) -> StoreFuture<'_, ()>;
+
+    /// Drops a stream and its events (a stream answered as plain JSON).
+    fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
+
+    /// Drops everything of a session.
+    fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()>;
+
+    /// How many events are retained in all.
+    fn count(&self) -> StoreFuture<'_, usize>;
+}
+
+/// A message a client POSTed, on its way to the runtime of its session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Envelope {
+    /// The JSON text as received (a message or a batch).
+    pub payload: Bytes,
+    /// The stream that carries the answers to the requests in it (`None`
+    /// when it holds only notifications and responses).
+    pub stream: Option<u64>,
+    /// Whether that stream is answered with plain JSON, so that only the
+    /// answers may go on it; anything else the runtime sends about these
+    /// requests then goes on the standalone stream.
+    pub answers_only: bool,
+}
+
+impl Envelope {
+    /// An envelope for `payload`, answered on `stream`.
+    pub fn new(payload: Bytes, stream: Option<u64>, answers_only: bool) -> Self {
+        Self {
+            payload,
+            stream,
+            answers_only,
+        }
+    }
+}
+
+/// What travels to the connection attached to a stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// A message; `last` when it is the final answer that ends the stream.
+    Message {
+        /// Its position in the stream (see [`StoredEvent::seq`]).
+        seq: u64,
+        /// The JSON text of the packet.
+        data: Bytes,
+        /// Whether the stream ends with it.
+        last: bool,
+    },
+    /// The stream ended without a final message (its requests were
+    /// cancelled).
+    End,
+    /// Close the connection but not the stream (SSE polling, SEP-1699): the
+    /// client reconnects with `Last-Event-ID` after the retry interval.
+    Pause,
+}
+
+/// Carries messages between HTTP connections and session runtimes.
+///
+/// With several server instances behind a load balancer, a session's
+/// runtime runs on the instance that received its `initialize`, while its
+/// later requests and streams may land anywhere: a bus built on a shared
+/// broker (Redis pub/sub or streams) delivers each POSTed message to the
+/// runtime's instance and each event of a stream to the instance holding
+/// that stream's connection. The in-memory default connects the two within
+/// one process.
+pub trait MessageBus: Send + Sync + 'static {
+    /// Registers the runtime of `session` on this instance: what clients
+    /// POST to it arrives in the returned inbox, which ends when the
+    /// session is closed.
+    fn register(&self, session: &SessionId, capacity: usize) -> StoreFuture<'_, Inbox>;
+
+    /// Delivers a POSTed message to the runtime of `session`, waiting while
+    /// its inbox is full; `false` when no runtime serves the session.
+    fn deliver(&self, session: &SessionId, envelope: Envelope) -> StoreFuture<'_, bool>;
+
+    /// Attaches a connection to a stream, replacing (and so ending) any
+    /// connection attached before; the subscription ends when it is
+    /// replaced or detached, or the session is closed.
+    fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription>;
+
+    /// Offers an event to the connection attached to a stream, waiting
+    /// while that connection's buffer is full (back-pressure); `false` when
+    /// no connection is attached.
+    fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool>;
+
+    /// Ends the connection attached to a stream, if any; the stream itself
+    /// goes on (its events are still logged).
+    fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
+
+    /// Ends the session's inbox and every connection attached to its streams.
+    fn close(&self, session: &SessionId) -> StoreFuture<'_, ()>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_session_ids_are_64_visible_hex_characters_and_differ() {
+        let a = SessionId::generate().unwrap();
+        let b = SessionId::generate().unwrap();
+        assert_eq!(a.as_str().len(), 64);
+        assert!(a.as_str().bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+        assert_eq!(SessionId::parse(a.as_str()), Some(a));
+    }
+
+    #[test]
+    fn parse_refuses_invisible_and_empty_ids() {
+        for bad in ["", "a b", "tab\t", "é", "\u{7f}"] {
+            assert_eq!(SessionId::parse(bad), None, "{bad:?}");
+        }
+        assert!(SessionId::parse("!~").is_some());
+    }
+
+    #[test]
+    fn debug_output_hides_most_of_the_id() {
+        let id = SessionId::parse("0123456789abcdef").unwrap();
+        assert_eq!(format!("{id:?}"), "SessionId(01234567…)");
+    }
+}
