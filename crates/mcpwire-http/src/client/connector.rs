@@ -1,0 +1,168 @@
+//! The HTTP/1.1 client stack: hyper-util's pooled client over TCP, with
+//! HTTPS through rustls (ring) and the system's root certificates.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http::Uri;
+use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use rustls::pki_types::{CertificateDer, ServerName};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+use super::body::OutgoingBody;
+use super::error::{BoxError, BuildError};
+use super::options::ClientOptions;
+
+/// The pooled HTTP client the transport sends every request through.
+pub(crate) type HttpClient = Client<Connector, OutgoingBody>;
+
+/// How long an idle pooled connection is kept.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Builds the client; the TLS configuration only when `https` is needed,
+/// since reading the system's certificates takes a while.
+pub(crate) fn build(options: &ClientOptions, https: bool) -> Result<HttpClient, BuildError> {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(options.connect_timeout));
+    let tls = if https {
+        Some(TlsConnector::from(Arc::new(tls_config(options)?)))
+    } else {
+        None
+    };
+    let connector = Connector { http, tls };
+    Ok(Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+        .pool_timer(TokioTimer::new())
+        .build(connector))
+}
+
+fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, BuildError> {
+    let mut roots = rustls::RootCertStore::empty();
+    if options.native_roots {
+        let native = rustls_native_certs::load_native_certs();
+        for error in &native.errors {
+            tracing::debug!(%error, "could not read some system root certificates");
+        }
+        let (added, ignored) = roots.add_parsable_certificates(native.certs);
+        tracing::debug!(added, ignored, "loaded the system root certificates");
+    }
+    for der in &options.extra_roots {
+        roots
+            .add(CertificateDer::from(der.clone()))
+            .map_err(|error| BuildError::InvalidCertificate(error.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(BuildError::NoRootCertificates);
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| BuildError::Tls(error.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+/// Opens TCP connections, and wraps them in TLS for `https` URLs.
+#[derive(Clone)]
+pub(crate) struct Connector {
+    http: HttpConnector,
+    tls: Option<TlsConnector>,
+}
+
+impl tower_service::Service<Uri> for Connector {
+    type Response = Stream;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Stream, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        tower_service::Service::<Uri>::poll_ready(&mut self.http, cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let mut http = self.http.clone();
+        let tls = self.tls.clone();
+        Box::pin(async move {
+            let https = uri.scheme_str() == Some("https");
+            let host = uri
+                .host()
+                .map(|host| host.trim_start_matches('[').trim_end_matches(']').to_owned());
+            let tcp = tower_service::Service::call(&mut http, uri).await?;
+            if !https {
+                return Ok(Stream::Plain(tcp));
+            }
+            let tls = tls.ok_or("an https URL needs the client to be built for https")?;
+            let host = host.ok_or("the URL has no host")?;
+            let server_name = ServerName::try_from(host)?;
+            let stream = tls.connect(server_name, tcp.into_inner()).await?;
+            Ok(Stream::Tls(Box::new(TokioIo::new(stream))))
+        })
+    }
+}
+
+/// A connection: plain TCP or TLS over TCP.
+pub(crate) enum Stream {
+    Plain(TokioIo<TcpStream>),
+    Tls(Box<TokioIo<TlsStream<TcpStream>>>),
+}
+
+impl Connection for Stream {
+    fn connected(&self) -> Connected {
+        match self {
+            Self::Plain(stream) => stream.connected(),
+            Self::Tls(stream) => stream.inner().get_ref().0.connected(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(stream) => Pin::new(stream).poll_read(cx, buf),
+            Self::Tls(stream) => Pin::new(stream.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(stream) => Pin::new(stream).poll_write(cx, buf),
+            Self::Tls(stream) => Pin::new(stream.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(stream) => Pin::new(stream).poll_flush(cx),
+            Self::Tls(stream) => Pin::new(stream.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
+            Self::Tls(stream) => Pin::new(stream.as_mut()).poll_shutdown(cx),
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! A client for the notes server: spawns it over stdio, then adds, searches,
+//! reads and summarizes notes, printing what it sees.
+//!
+//! `notes-client [--protocol REVISION] [SERVER-PROGRAM]`; the server
+//! defaults to the `notes-server` binary next to this one.
+
+// A command-line client: its report goes to stdout.
+#![allow(clippy::print_stdout)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use mcpwire::client::{Client, ClientConfig};
+use mcpwire::stdio::StdioClient;
+use mcpwire::types::{
+    ClientCapabilities, CompleteArgument, CompletionReference, Implementation, ProtocolVersion,
+    ResourceContents,
+};
+use serde_json::{Map, Value, json};
+
+fn arguments(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// The server program: the first free argument, else `notes-server` beside us.
+fn server_program(args: &[String]) -> PathBuf {
+    match args
+        .iter()
+        .find(|a| !a.starts_with("--") && ProtocolVersion::parse(a).is_err())
+    {
+        Some(path) => PathBuf::from(path),
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(|dir| dir.join("notes-server")))
+            .unwrap_or_else(|| PathBuf::from("notes-server")),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let pinned = args
+        .iter()
+        .position(|a| a == "--protocol")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| ProtocolVersion::parse(v))
+        .transpose()?;
+
+    let (transport, child) = StdioClient::new(server_program(&args)).spawn()?;
+    let info = Implementation::new("notes-client", env!("CARGO_PKG_VERSION"));
+    let mut config = ClientConfig::new(info, ClientCapabilities::default());
+    if let Some(version) = pinned {
+        config = config.pinned(version);
+    }
+    let client = Client::connect(transport, config).await?;
+    let server = client.server();
+    let name = server.info.as_ref().map_or("?", |info| info.name.as_str());
+    println!("connected to {name} speaking {}", server.version);
+
+    let tools = client.list_all_tools().await?;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    println!("tools: {}", names.join(", "));
+
+    for (title, body) in [
+        ("Groceries", "eggs, milk"),
+        ("Ideas", "a faster JSON parser"),
+    ] {
+        let added = client
+            .call_tool("add_note", arguments(json!({"title": title, "body": body})))
+            .await?;
+        println!("add_note: {}", added.structured_content.unwrap_or_default());
+    }
+
+    let found = client
+        .call_tool("search_notes", arguments(json!({"query": "json"})))
+        .await?;
+    println!(
+        "search_notes: {}",
+        found.structured_content.unwrap_or_default()
+    );
+
+    let refused = client
+        .call_tool("delete_note", arguments(json!({"id": 99})))
+        .await?;
+    let text = refused
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .unwrap_or_default();
+    println!(
+        "delete_note 99: error={} {text}",
+        refused.is_error == Some(true)
+    );
+
+    let listing = client.read_resource("notes://all").await?;
+    for contents in &listing.contents {
+        if let ResourceContents::Text(text) = contents {
+            println!("notes://all:\n{}", text.text.trim_end());
+        }
+    }
+
+    let completion = client
+        .complete(
+            CompletionReference::resource_template("notes://note/{id}"),
+            CompleteArgument::new("id", ""),
+        )
+        .await?;
+    println!("note ids: {}", completion.completion.values.join(", "));
+
+    let prompt = client
+        .get_prompt(
+            "summarize_note",
+            BTreeMap::from([("id".to_owned(), "1".to_owned())]),
+        )
+        .await?;
+    println!("prompt: {}", prompt.description.unwrap_or_default());
+
+    client.close().await;
+    let ended = child.shutdown().await?;
+    println!("server ended: {ended:?}");
+    Ok(())
+}
