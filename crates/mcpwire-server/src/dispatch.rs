@@ -114,8 +114,10 @@ impl Server {
     }
 
     /// Calls a tool: unknown tool is -32602; arguments failing `inputSchema`
-    /// are a tool execution error (SEP-1303, 2025-11-25 on; -32602 before);
-    /// `structuredContent` is checked against `outputSchema` before sending.
+    /// are a tool execution error from 2025-11-25 on (TOOL-16, SEP-1303) and
+    /// -32602 before; `structuredContent` is checked against `outputSchema`
+    /// before sending (TOOL-14) and mirrored as text when the tool gave no
+    /// content (TOOL-13).
     async fn call_tool(
         &self,
         params: CallToolRequestParams,

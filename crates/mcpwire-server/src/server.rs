@@ -104,6 +104,46 @@ impl Server {
         Ok(())
     }
 
+    /// Adds a prompt while serving; sessions get `notifications/prompts/list_changed`.
+    ///
+    /// # Errors
+    ///
+    /// When the name is taken.
+    pub fn add_prompt<F, Fut>(&self, prompt: Prompt, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(Context, PromptArguments) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, HandlerError>> + Send + 'static,
+    {
+        let entry = PromptEntry {
+            prompt,
+            handler: prompt_fn(handler),
+            completers: Vec::new(),
+        };
+        self.catalog_mut().add_prompt(entry)?;
+        self.announce(Change::Prompts);
+        Ok(())
+    }
+
+    /// Adds a listed resource while serving; sessions get
+    /// `notifications/resources/list_changed`.
+    ///
+    /// # Errors
+    ///
+    /// When the URI is taken.
+    pub fn add_resource<F, Fut>(&self, resource: Resource, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(Context, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, HandlerError>> + Send + 'static,
+    {
+        let entry = ResourceEntry {
+            resource,
+            handler: resource_fn(handler),
+        };
+        self.catalog_mut().add_resource(entry)?;
+        self.announce(Change::Resources);
+        Ok(())
+    }
+
     /// Removes a tool while serving; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = {
