@@ -29,7 +29,8 @@ impl Server {
         ctx: Context,
     ) -> Result<ServerResult, ErrorObject> {
         let version = ctx.version();
-        let fail = |error: HandlerError| error.to_error_object(version);
+        let fail_resource = |error: HandlerError| error.to_error_object(version);
+        let fail = |error: HandlerError| error.to_error_object_outside_resources(version);
         Ok(match request {
             ClientRequest::ListTools(params) => {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
@@ -44,7 +45,9 @@ impl Server {
                 ServerResult::ListResourceTemplates(Box::new(self.list_templates(&params)?))
             }
             ClientRequest::ReadResource(params) => ServerResult::ReadResource(Box::new(
-                self.read_resource(*params, ctx).await.map_err(fail)?,
+                self.read_resource(*params, ctx)
+                    .await
+                    .map_err(fail_resource)?,
             )),
             ClientRequest::ListPrompts(params) => {
                 ServerResult::ListPrompts(Box::new(self.list_prompts(&params)?))
@@ -139,7 +142,7 @@ impl Server {
         let mut result = match (entry.handler)(ctx, arguments).await {
             Ok(result) => result,
             Err(HandlerError::Tool(message)) => return Ok(CallToolResult::error(message)),
-            Err(other) => return Err(other.to_error_object(version)),
+            Err(other) => return Err(other.to_error_object_outside_resources(version)),
         };
         if result.is_error != Some(true) {
             check_structured_output(&entry.tool.name, entry.output.as_ref(), &mut result)?;
@@ -160,7 +163,7 @@ impl Server {
         let matched = self.catalog().match_template(&uri);
         match matched {
             Some((entry, vars)) => (entry.handler)(ctx, uri, vars).await,
-            None => Err(HandlerError::NotFound(format!("resource {uri}"))),
+            None => Err(HandlerError::Rpc(resource_not_found(ctx.version(), &uri))),
         }
     }
 
@@ -241,6 +244,20 @@ impl Server {
         };
         Ok(result)
     }
+}
+
+/// The error for a URI that names no resource: -32002 before 2026-07-28,
+/// -32602 from it, with the URI in `data` as the spec's example shows (RES-09).
+pub(crate) fn resource_not_found(version: ProtocolVersion, uri: &str) -> ErrorObject {
+    let error = ErrorObject::new(
+        mcpwire_types::resource_not_found_code(version),
+        format!("not found: resource {uri}"),
+    );
+    // Serializing a JSON object cannot fail; the plain error is the fallback anyway.
+    error
+        .clone()
+        .with_data(&serde_json::json!({ "uri": uri }))
+        .unwrap_or(error)
 }
 
 /// Checks a tool's structured result against its `outputSchema` (a tool

@@ -3,12 +3,16 @@
 //! what handlers send back.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::Poll;
 use std::time::Instant;
 
 use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport};
 use mcpwire_session::{Event, IncomingRequest, ServerEvent, ServerSession};
+use mcpwire_types::ResourceUpdatedNotificationParams;
 use mcpwire_types::methods::{ClientRequest, ClientResult, ServerNotification, ServerResult};
-use mcpwire_types::{ResourceUpdatedNotificationParams, resource_not_found_code};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
@@ -172,10 +176,7 @@ impl Driver {
                     self.subscriptions.insert(params.uri.clone());
                     Ok(ServerResult::Subscribe(Box::default()))
                 } else {
-                    Err(ErrorObject::new(
-                        resource_not_found_code(version),
-                        format!("not found: resource {}", params.uri),
-                    ))
+                    Err(crate::dispatch::resource_not_found(version, &params.uri))
                 };
                 let _ = self.session.respond(&id, result);
                 return;
@@ -212,7 +213,13 @@ impl Driver {
         let task_id = id.clone();
         let task = tokio::spawn(
             async move {
-                let result = server.dispatch(request, ctx).await;
+                // A panicking handler still gets its request answered: otherwise
+                // the client waits until its own timeout, and a draining
+                // session waits out its whole drain time.
+                let result = match CatchPanic::new(server.dispatch(request, ctx)).await {
+                    Some(result) => result,
+                    None => Err(ErrorObject::internal_error("the handler panicked")),
+                };
                 if let Err(error) = &result {
                     tracing::debug!(code = %error.code, message = %error.message, "request failed");
                 }
@@ -289,9 +296,16 @@ impl Driver {
         }
         let changes = match change {
             Ok(change) => vec![change],
-            // Missed some: announce every list (harmless; clients re-list).
+            // Missed some: announce every list and an update of every
+            // subscribed resource (harmless: clients re-list and re-read),
+            // since a lost update would leave a client with stale contents.
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                vec![Change::Tools, Change::Prompts, Change::Resources]
+                let lists = [Change::Tools, Change::Prompts, Change::Resources];
+                let updates = self.subscriptions.iter().cloned();
+                lists
+                    .into_iter()
+                    .chain(updates.map(Change::ResourceUpdated))
+                    .collect()
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
@@ -322,6 +336,35 @@ impl Driver {
         }
         self.session.close();
         self.drain_events();
+    }
+}
+
+/// Runs a future, turning a panic while polling it into `None` (the future
+/// is then dropped, never polled again).
+struct CatchPanic<F> {
+    future: Pin<Box<F>>,
+}
+
+impl<F: Future> CatchPanic<F> {
+    fn new(future: F) -> Self {
+        Self {
+            future: Box::pin(future),
+        }
+    }
+}
+
+impl<F: Future> Future for CatchPanic<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let future = self.future.as_mut();
+        // Unwind safety: after a panic the future is dropped unpolled, as
+        // tokio itself does with a task that panics.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Some(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(None),
+        }
     }
 }
 

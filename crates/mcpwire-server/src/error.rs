@@ -41,8 +41,8 @@ impl HandlerError {
         Self::Internal(error.to_string())
     }
 
-    /// The JSON-RPC error this becomes in `version` (a tool error, outside a
-    /// tool, is an internal error).
+    /// The JSON-RPC error this becomes in `version` when serving a resource
+    /// (a tool error, outside a tool, is an internal error).
     pub fn to_error_object(&self, version: ProtocolVersion) -> ErrorObject {
         match self {
             Self::Tool(message) | Self::Internal(message) => {
@@ -54,6 +54,19 @@ impl HandlerError {
                 format!("not found: {what}"),
             ),
             Self::Rpc(error) => error.clone(),
+        }
+    }
+
+    /// The JSON-RPC error this becomes when serving anything but a resource:
+    /// -32002 names a missing *resource* (RES-09), so a missing tool, prompt
+    /// or completion target is -32602 in every revision (PROMPT-05, COMP-04).
+    pub(crate) fn to_error_object_outside_resources(
+        &self,
+        version: ProtocolVersion,
+    ) -> ErrorObject {
+        match self {
+            Self::NotFound(what) => invalid_params(format!("not found: {what}")),
+            other => other.to_error_object(version),
         }
     }
 }
