@@ -20,7 +20,9 @@ const MAX_EVENT_SIZE: usize = 40;
 
 fn expected() -> Vec<Result<Event, DecodeError>> {
     vec![
-        Ok(Event::new("").with_id("1").with_retry(Duration::from_millis(500))),
+        Ok(Event::new("")
+            .with_id("1")
+            .with_retry(Duration::from_millis(500))),
         Ok(Event::new("{\"a\":\n 1}").with_event("message")),
         Ok(Event::new("\nx")),
         Err(DecodeError::EventTooLarge {
@@ -41,11 +43,7 @@ fn decode(chunks: &[&[u8]]) -> (Vec<Result<Event, DecodeError>>, String, Option<
     }
     decoder.finish();
     items.extend(std::iter::from_fn(|| decoder.next_event()));
-    (
-        items,
-        decoder.last_event_id().to_owned(),
-        decoder.retry(),
-    )
+    (items, decoder.last_event_id().to_owned(), decoder.retry())
 }
 
 #[test]
@@ -70,11 +68,7 @@ fn every_pair_of_split_points_gives_the_same_events() {
     let whole = decode(&[SAMPLE]);
     for first in 0..=SAMPLE.len() {
         for second in first..=SAMPLE.len() {
-            let chunks = [
-                &SAMPLE[..first],
-                &SAMPLE[first..second],
-                &SAMPLE[second..],
-            ];
+            let chunks = [&SAMPLE[..first], &SAMPLE[first..second], &SAMPLE[second..]];
             assert_eq!(decode(&chunks), whole, "split at {first} and {second}");
         }
     }

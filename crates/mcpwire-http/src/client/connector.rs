@@ -96,9 +96,11 @@ impl tower_service::Service<Uri> for Connector {
         let tls = self.tls.clone();
         Box::pin(async move {
             let https = uri.scheme_str() == Some("https");
-            let host = uri
-                .host()
-                .map(|host| host.trim_start_matches('[').trim_end_matches(']').to_owned());
+            let host = uri.host().map(|host| {
+                host.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_owned()
+            });
             let tcp = tower_service::Service::call(&mut http, uri).await?;
             if !https {
                 return Ok(Stream::Plain(tcp));

@@ -21,7 +21,7 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 pub enum Error {
     /// The HTTP exchange failed before the server answered: the connection
     /// was refused or broke, the TLS handshake failed, ...
-    #[error("the HTTP request failed: {0}")]
+    #[error("the HTTP request failed")]
     Request(#[source] BoxError),
     /// The server did not answer within the configured request timeout.
     #[error("the server did not answer within {0:?}")]
@@ -215,6 +215,18 @@ pub mod codes {
     pub const REQUEST_FAILED: ErrorCode = ErrorCode(-31003);
 }
 
+/// An error and its chain of causes, as one line: `a: b: c`.
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// An error response for request `id`, made up by the client.
 pub(crate) fn local_error(id: RequestId, code: ErrorCode, message: String) -> ErrorResponse {
     ErrorResponse::new(Some(id), ErrorObject::new(code, message))
@@ -255,6 +267,16 @@ mod tests {
         let status = StatusError::new(StatusCode::BAD_REQUEST, None, &body);
         assert_eq!(status.body().len(), StatusError::MAX_BODY_EXCERPT - 1);
         assert!(!status.body().contains('\u{fffd}'));
+    }
+
+    #[test]
+    fn descriptions_name_every_cause() {
+        let inner = std::io::Error::other("connection refused");
+        let outer = Error::Request(Box::new(inner));
+        assert_eq!(
+            describe(&outer),
+            "the HTTP request failed: connection refused"
+        );
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub(crate) struct Outgoing {
     pub(crate) name: Option<String>,
     /// For `tools/call`: the tool's name and its arguments.
     pub(crate) tool_call: Option<(String, Value)>,
+    /// For `notifications/cancelled`: the request it cancels.
+    pub(crate) cancelled: Option<RequestId>,
 }
 
 impl Outgoing {
@@ -75,12 +77,18 @@ impl Outgoing {
             .meta
             .and_then(|meta| serde_json::from_str::<MetaView>(meta.get()).ok())
             .and_then(|meta| meta.protocol_version);
-        let text = |raw: Option<&RawValue>| raw.and_then(|raw| serde_json::from_str(raw.get()).ok());
+        let text =
+            |raw: Option<&RawValue>| raw.and_then(|raw| serde_json::from_str(raw.get()).ok());
         self.name = match method {
             "tools/call" | "prompts/get" => text(view.name),
             "resources/read" => text(view.uri),
             _ => None,
         };
+        if method == "notifications/cancelled" {
+            self.cancelled = view
+                .request_id
+                .and_then(|raw| serde_json::from_str(raw.get()).ok());
+        }
         if method == "tools/call"
             && let Some(name) = &self.name
         {
@@ -105,6 +113,8 @@ struct ParamsView<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
     meta: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "requestId")]
+    request_id: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -163,10 +173,10 @@ const BASE64_SUFFIX: &str = "?=";
 /// printable ASCII without leading or trailing spaces, otherwise (and when
 /// it looks like the sentinel itself) as `=?base64?...?=` over its UTF-8.
 pub(crate) fn encode_value(text: &str) -> HeaderValue {
-    let plain = text.bytes().all(|byte| (0x20..=0x7e).contains(&byte))
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !(text.starts_with(BASE64_PREFIX) && text.ends_with(BASE64_SUFFIX));
+    let printable = text.bytes().all(|byte| (0x20..=0x7e).contains(&byte));
+    let padded = text.starts_with(' ') || text.ends_with(' ');
+    let sentinel_like = text.starts_with(BASE64_PREFIX) && text.ends_with(BASE64_SUFFIX);
+    let plain = printable && !padded && !sentinel_like;
     let encoded;
     let value = if plain {
         text
@@ -180,8 +190,7 @@ pub(crate) fn encode_value(text: &str) -> HeaderValue {
 
 /// Standard Base64 (RFC 4648, with padding).
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let group = (u32::from(chunk[0]) << 16)
@@ -246,11 +255,17 @@ mod tests {
         )
         .unwrap();
         let outgoing = Outgoing::inspect(&Packet::from(request));
-        assert_eq!(outgoing.requests, [(RequestId::from(1), "tools/call".to_owned())]);
+        assert_eq!(
+            outgoing.requests,
+            [(RequestId::from(1), "tools/call".to_owned())]
+        );
         assert_eq!(outgoing.meta_version.as_deref(), Some("2026-07-28"));
         assert_eq!(outgoing.name.as_deref(), Some("execute_sql"));
         let (tool, arguments) = outgoing.tool_call.unwrap();
-        assert_eq!((tool.as_str(), &arguments), ("execute_sql", &json!({"region": "us-west1"})));
+        assert_eq!(
+            (tool.as_str(), &arguments),
+            ("execute_sql", &json!({"region": "us-west1"}))
+        );
     }
 
     #[test]
@@ -302,7 +317,7 @@ mod tests {
         assert_eq!(get("mcp-param-gone"), None);
         assert_eq!(get("mcp-param-absent"), None);
         assert_eq!(get("mcp-param-deep"), Some("=?base64?w6k=?="));
-        assert_eq!(headers.len(), 7);
+        assert_eq!(headers.len(), 6);
     }
 
     #[test]
@@ -310,6 +325,12 @@ mod tests {
         let notification = Notification::without_params("notifications/initialized");
         let outgoing = Outgoing::inspect(&Packet::from(notification));
         assert!(outgoing.is_initialized_notification());
+        let cancel =
+            Notification::new("notifications/cancelled", &json!({"requestId": "r1"})).unwrap();
+        assert_eq!(
+            Outgoing::inspect(&Packet::from(cancel)).cancelled,
+            Some(RequestId::from("r1"))
+        );
         let mut headers = HeaderMap::new();
         add_request_metadata(&mut headers, &outgoing, None);
         assert_eq!(headers.len(), 1);

@@ -1,1 +1,264 @@
-//! The Streamable HTTP client (being written).
+//! The Streamable HTTP client: a [`Transport`] that POSTs every packet to
+//! the MCP endpoint and receives answers as JSON or SSE.
+//!
+//! [`StreamableHttpClient`] speaks every revision that has Streamable HTTP
+//! (2025-03-26 to 2026-07-28) and adapts to the one in use, which it reads
+//! from the packets passing through it, like the rest of the transport
+//! layer it knows messages, not meaning:
+//!
+//! * the revision comes from the `initialize` result (handshake era), or
+//!   from the `_meta` protocol version of each request (2026-07-28), and is
+//!   sent as `MCP-Protocol-Version` (HTTP-42);
+//! * the session id comes from the answer to `initialize` and is sent on
+//!   every later request (HTTP-37); a 404 to a request carrying it ends the
+//!   session (HTTP-40);
+//! * 2026-07-28 requests carry `Mcp-Method`, `Mcp-Name` and the
+//!   `Mcp-Param-*` headers of the tool's `x-mcp-header` parameters, which
+//!   the client learns from the `tools/list` results it carries (and tools
+//!   with invalid annotations are removed from those results, as the
+//!   revision requires of Streamable HTTP clients).
+//!
+//! The client spawns tokio tasks (one per POST awaiting an answer, one for
+//! the standalone GET stream), so `send` must run inside a tokio runtime.
+
+mod body;
+mod connector;
+mod error;
+mod metadata;
+mod options;
+mod post;
+mod shared;
+mod stream;
+mod tool_headers;
+
+use std::fmt;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderName, HeaderValue, StatusCode, Uri};
+use mcpwire_jsonrpc::{Inbound, Packet, Transport};
+use tokio::sync::mpsc;
+
+pub use error::{BuildError, Error, StatusError, codes};
+pub use options::{ClientOptions, ReconnectPolicy};
+
+use body::Dispatch;
+use metadata::Outgoing;
+use shared::Shared;
+
+/// How the server answered the client's very first POST: what a transport
+/// that falls back to the legacy HTTP+SSE transport decides on (LEG-08,
+/// LEG-09).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FirstPostOutcome {
+    /// A 2xx status: the server speaks Streamable HTTP.
+    Accepted(StatusCode),
+    /// 400, 404 or 405 without a recognised modern JSON-RPC error: the URL
+    /// may be a legacy HTTP+SSE endpoint.
+    LegacyCandidate(StatusCode),
+    /// Another error status (401 and 403 among them), or a modern refusal.
+    Refused(StatusCode),
+    /// No answer: the exchange failed or timed out.
+    Failed,
+}
+
+/// A [`Transport`] over Streamable HTTP, the client half.
+///
+/// * **`send`** POSTs the packet with `Accept: application/json,
+///   text/event-stream` (HTTP-06, HTTP-07) and the headers described in the
+///   [module documentation](self). For a request it returns once the body
+///   is handed to the connection; the answer (JSON, or an SSE stream read
+///   in the background) arrives through `recv`. For a notification or a
+///   response it waits for the server's status, so that, for example,
+///   `notifications/initialized` is accepted before the next request goes.
+/// * **`recv`** yields what the server sent, in the order each stream
+///   delivered it, from a bounded queue: when the caller stops reading,
+///   the client stops reading the server. It is cancel safe. It never
+///   yields `Err`: failures that concern a request become an error
+///   response for it (see [`codes`]), so that no caller waits forever.
+/// * **`close`** ends the session with a DELETE (HTTP-41; 405 is fine),
+///   stops every stream, and makes `recv` return `None` once the queue is
+///   drained.
+///
+/// # Example
+///
+/// ```no_run
+/// use mcpwire_http::client::{ClientOptions, StreamableHttpClient};
+/// use mcpwire_jsonrpc::{Packet, Request, Transport};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let options = ClientOptions::new().with_header(
+///     http::header::AUTHORIZATION,
+///     http::HeaderValue::from_static("Bearer token"),
+/// );
+/// let mut client = StreamableHttpClient::with_options("https://example.com/mcp", options)?;
+/// client.send(Packet::from(Request::without_params(1, "ping"))).await?;
+/// let answer = client.recv().await;
+/// client.close().await?;
+/// # Ok(())
+/// # }
+/// ```
+pub struct StreamableHttpClient {
+    shared: Arc<Shared>,
+    inbound: mpsc::Receiver<Inbound>,
+}
+
+impl fmt::Debug for StreamableHttpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamableHttpClient")
+            .field("endpoint", &self.shared.endpoint)
+            .field("protocol_version", &self.shared.protocol_version())
+            .field("has_session", &self.shared.session_id().is_some())
+            .field("closed", &self.shared.is_closed())
+            .finish()
+    }
+}
+
+impl StreamableHttpClient {
+    /// A client for the MCP endpoint at `url` (`http://` or `https://`)
+    /// with the default options.
+    pub fn new(url: &str) -> Result<Self, BuildError> {
+        Self::with_options(url, ClientOptions::default())
+    }
+
+    /// A client for the MCP endpoint at `url` with `options`. Nothing is
+    /// sent yet; for `https`, the root certificates are loaded now.
+    pub fn with_options(url: &str, options: ClientOptions) -> Result<Self, BuildError> {
+        let endpoint: Uri =
+            url.parse()
+                .map_err(|error: http::uri::InvalidUri| BuildError::InvalidUrl {
+                    url: url.to_owned(),
+                    reason: error.to_string(),
+                })?;
+        let https = match endpoint.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            Some(other) => return Err(BuildError::UnsupportedScheme(other.to_owned())),
+            None => {
+                return Err(BuildError::InvalidUrl {
+                    url: url.to_owned(),
+                    reason: "it is not absolute".to_owned(),
+                });
+            }
+        };
+        if endpoint.host().is_none() {
+            return Err(BuildError::InvalidUrl {
+                url: url.to_owned(),
+                reason: "it has no host".to_owned(),
+            });
+        }
+        let http = connector::build(&options, https)?;
+        let (sender, inbound) = mpsc::channel(options.inbound_capacity);
+        Ok(Self {
+            shared: Arc::new(Shared::new(endpoint, options, http, sender)),
+            inbound,
+        })
+    }
+
+    /// The MCP endpoint.
+    pub fn endpoint(&self) -> &Uri {
+        &self.shared.endpoint
+    }
+
+    /// The session id the server assigned, if any.
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.session_id()
+    }
+
+    /// The protocol revision the client is speaking, as last learned (from
+    /// the `initialize` result or a request's `_meta`).
+    pub fn protocol_version(&self) -> Option<String> {
+        self.shared.protocol_version()
+    }
+
+    /// How the server answered the first POST, once it has.
+    pub fn first_post_outcome(&self) -> Option<FirstPostOutcome> {
+        self.shared.first_post_outcome()
+    }
+
+    /// Sets a header sent with every later HTTP request (for example a
+    /// refreshed `Authorization`), replacing any value it had.
+    pub fn set_header(&self, name: HeaderName, value: HeaderValue) {
+        self.shared.set_header(name, Some(value));
+    }
+
+    /// Stops sending a header set with [`set_header`](Self::set_header) or
+    /// the options.
+    pub fn remove_header(&self, name: HeaderName) {
+        self.shared.set_header(name, None);
+    }
+
+    /// Opens the standalone GET stream if it is wanted and not open yet.
+    fn open_get_stream(&self) {
+        if let Some(generation) = self.shared.claim_get_stream() {
+            let shared = Arc::clone(&self.shared);
+            self.shared
+                .spawn(&[], stream::run_standalone(shared, generation));
+        }
+    }
+}
+
+impl Transport for StreamableHttpClient {
+    type Error = Error;
+
+    async fn send(&mut self, packet: Packet) -> Result<(), Error> {
+        let outgoing = Outgoing::inspect(&packet);
+        if self.shared.cancel_by_closing(&outgoing) {
+            return Ok(());
+        }
+        let plan = self.shared.plan_post(&outgoing)?;
+        let requests = plan.requests.clone();
+        let (dispatch, dispatched) = Dispatch::new();
+        let body = Bytes::from(packet.to_vec());
+        let task = post::run(Arc::clone(&self.shared), plan, body, dispatch);
+        self.shared.spawn(&requests, task);
+        let result = match dispatched.await {
+            Ok(result) => result,
+            // The task ended without a word: it was stopped by `close`.
+            Err(_) if self.shared.is_closed() => Err(Error::Closed),
+            Err(_) => Ok(()),
+        };
+        if result.is_ok() && outgoing.is_initialized_notification() {
+            self.open_get_stream();
+        }
+        result
+    }
+
+    async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
+        // `mpsc::Receiver::recv` is cancel safe.
+        self.inbound.recv().await.map(Ok)
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        if self.shared.is_closed() {
+            return Ok(());
+        }
+        let delete = self.shared.shut_down();
+        if let Some(request) = delete {
+            let timeout = Some(self.shared.options.close_timeout);
+            match post::within(timeout, self.shared.http.request(request)).await {
+                Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
+                    tracing::debug!("the server does not let clients end sessions (405)");
+                }
+                Ok(response) if !response.status().is_success() => {
+                    tracing::debug!(status = %response.status(), "the session DELETE was refused");
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    let error = error::describe(&error);
+                    tracing::debug!(error, "the session DELETE failed");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StreamableHttpClient {
+    fn drop(&mut self) {
+        // Stop the background tasks; the session is left for the server to
+        // expire, since a DELETE needs an await.
+        let _ = self.shared.shut_down();
+    }
+}

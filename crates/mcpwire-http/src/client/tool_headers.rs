@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use http::HeaderName;
 use mcpwire_jsonrpc::RawValue;
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::headers::MCP_PARAM_PREFIX;
@@ -236,7 +236,7 @@ mod tests {
 
     use super::*;
 
-    fn schema_with(property: Value) -> Value {
+    fn schema_with(property: &Value) -> Value {
         json!({"type": "object", "properties": {"p": property}})
     }
 
@@ -263,16 +263,16 @@ mod tests {
     #[test]
     fn invalid_annotations_are_refused() {
         let invalid = [
-            schema_with(json!({"type": "string", "x-mcp-header": ""})),
-            schema_with(json!({"type": "object", "x-mcp-header": "O"})),
-            schema_with(json!({"type": "array", "x-mcp-header": "A"})),
-            schema_with(json!({"type": "null", "x-mcp-header": "N"})),
-            schema_with(json!({"type": "number", "x-mcp-header": "F"})),
-            schema_with(json!({"type": "string", "x-mcp-header": "has space"})),
-            schema_with(json!({"type": "string", "x-mcp-header": "co:lon"})),
-            schema_with(json!({"type": "string", "x-mcp-header": "Région"})),
-            schema_with(json!({"type": "string", "x-mcp-header": "tab\there"})),
-            schema_with(json!({"type": "string", "x-mcp-header": 7})),
+            schema_with(&json!({"type": "string", "x-mcp-header": ""})),
+            schema_with(&json!({"type": "object", "x-mcp-header": "O"})),
+            schema_with(&json!({"type": "array", "x-mcp-header": "A"})),
+            schema_with(&json!({"type": "null", "x-mcp-header": "N"})),
+            schema_with(&json!({"type": "number", "x-mcp-header": "F"})),
+            schema_with(&json!({"type": "string", "x-mcp-header": "has space"})),
+            schema_with(&json!({"type": "string", "x-mcp-header": "co:lon"})),
+            schema_with(&json!({"type": "string", "x-mcp-header": "Région"})),
+            schema_with(&json!({"type": "string", "x-mcp-header": "tab\there"})),
+            schema_with(&json!({"type": "string", "x-mcp-header": 7})),
             json!({"type": "object", "properties": {
                 "a": {"type": "string", "x-mcp-header": "MyField"},
                 "b": {"type": "string", "x-mcp-header": "myfield"}
@@ -318,9 +318,10 @@ mod tests {
 
     #[test]
     fn a_valid_tools_list_is_left_as_it_is() {
-        let result =
-            RawValue::from_string(r#"{"tools":[{"name":"plain","inputSchema":{"type":"object"}}]}"#.to_owned())
-                .unwrap();
+        let result = RawValue::from_string(
+            r#"{"tools":[{"name":"plain","inputSchema":{"type":"object"}}]}"#.to_owned(),
+        )
+        .unwrap();
         let outcome = inspect_tools_list(&result).unwrap();
         assert!(outcome.rewritten.is_none());
         assert_eq!(outcome.tools, [("plain".to_owned(), Vec::new())]);

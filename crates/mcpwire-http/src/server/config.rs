@@ -190,7 +190,9 @@ impl Config {
 
     /// Accepts only these hosts (`name` or `name:port`).
     pub fn allowed_hosts(self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.hosts(HostPolicy::List(hosts.into_iter().map(Into::into).collect()))
+        self.hosts(HostPolicy::List(
+            hosts.into_iter().map(Into::into).collect(),
+        ))
     }
 
     /// Which `Origin` values are accepted (default [`OriginPolicy::Auto`]).

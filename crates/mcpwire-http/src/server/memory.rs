@@ -71,17 +71,23 @@ impl SessionStore for MemorySessionStore {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
         let record = match sessions.get_mut(id) {
-            // Expired but not swept yet: expire it now (lazy expiry).
-            Some(entry) if entry.deadline <= now => {
-                sessions.remove(id);
-                None
-            }
+            // Expired: gone for requests already; the sweep frees it.
+            Some(entry) if entry.deadline <= now => None,
             Some(entry) => {
                 entry.deadline = now + idle;
                 Some(SessionRecord::new(id.clone(), entry.version))
             }
             None => None,
         };
+        Box::pin(async move { Ok(record) })
+    }
+
+    fn get(&self, id: &SessionId) -> StoreFuture<'_, Option<SessionRecord>> {
+        let now = Instant::now();
+        let record = lock(&self.sessions)
+            .get(id)
+            .filter(|entry| entry.deadline > now)
+            .map(|entry| SessionRecord::new(id.clone(), entry.version));
         Box::pin(async move { Ok(record) })
     }
 
@@ -187,7 +193,13 @@ impl Default for MemoryEventStore {
 }
 
 impl Logs {
-    fn append(&mut self, key: &StreamKey, event: StoredEvent, per_stream: usize, per_session: usize) {
+    fn append(
+        &mut self,
+        key: &StreamKey,
+        event: StoredEvent,
+        per_stream: usize,
+        per_session: usize,
+    ) {
         let Some(session) = self.sessions.get_mut(&key.session) else {
             return;
         };
@@ -365,7 +377,9 @@ impl MessageBus for MemoryBus {
     }
 
     fn deliver(&self, session: &SessionId, envelope: Envelope) -> StoreFuture<'_, bool> {
-        let inbox = lock(&self.slots).get(session).map(|slot| slot.inbox.clone());
+        let inbox = lock(&self.slots)
+            .get(session)
+            .map(|slot| slot.inbox.clone());
         Box::pin(async move {
             match inbox {
                 Some(inbox) => Ok(inbox.send(envelope).await.is_ok()),
@@ -394,14 +408,21 @@ impl MessageBus for MemoryBus {
             .get(&key.session)
             .and_then(|slot| slot.streams.get(&key.stream))
             .cloned();
+        let key = key.clone();
         Box::pin(async move {
             let Some(sender) = sender else {
                 return Ok(false);
             };
-            if sender.send(event).await.is_ok() {
+            let fin = matches!(
+                event,
+                StreamEvent::Message { last: true, .. } | StreamEvent::End
+            );
+            let delivered = sender.send(event).await.is_ok();
+            if delivered && !fin {
                 return Ok(true);
             }
-            // The connection is gone: forget it unless it was replaced.
+            // The connection is gone, or the stream has ended: forget the
+            // connection unless it was replaced meanwhile.
             let mut slots = lock(&self.slots);
             if let Some(slot) = slots.get_mut(&key.session)
                 && slot
@@ -411,7 +432,7 @@ impl MessageBus for MemoryBus {
             {
                 slot.streams.remove(&key.stream);
             }
-            Ok(false)
+            Ok(delivered)
         })
     }
 
@@ -527,12 +548,17 @@ mod tests {
         tokio::time::advance(Duration::from_secs(6)).await;
         assert!(store.touch(&a, idle).await.unwrap().is_some());
         tokio::time::advance(Duration::from_secs(6)).await;
-        assert_eq!(store.take_expired().await.unwrap(), vec![b.clone()]);
         assert_eq!(store.touch(&b, idle).await.unwrap(), None);
+        assert_eq!(store.get(&b).await.unwrap(), None);
+        assert_eq!(store.take_expired().await.unwrap(), vec![b.clone()]);
+        assert!(store.get(&a).await.unwrap().is_some());
         assert_eq!(store.next_stream(&a).await.unwrap(), Some(1));
         assert_eq!(store.next_stream(&a).await.unwrap(), Some(2));
         tokio::time::advance(Duration::from_secs(11)).await;
         assert_eq!(store.touch(&a, idle).await.unwrap(), None);
+        // Held until swept.
+        assert_eq!(store.count().await.unwrap(), 1);
+        assert_eq!(store.take_expired().await.unwrap(), vec![a]);
         assert_eq!(store.count().await.unwrap(), 0);
     }
 

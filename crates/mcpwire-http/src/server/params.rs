@@ -56,9 +56,9 @@ impl ParamHeader {
 /// Whether `text` is an RFC 9110 token (`1*tchar`).
 fn is_token(text: &str) -> bool {
     !text.is_empty()
-        && text.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-        })
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The `x-mcp-header` annotations of a tool's `inputSchema`.
@@ -190,7 +190,10 @@ mod tests {
         assert_eq!(found[0].name(), "Region");
         assert_eq!(found[0].header_name(), "mcp-param-region");
         assert_eq!(found[1].path(), ["target", "zone"]);
-        assert_eq!(found[1].value_in(&json!({"target": {"zone": 3}})), Some(&json!(3)));
+        assert_eq!(
+            found[1].value_in(&json!({"target": {"zone": 3}})),
+            Some(&json!(3))
+        );
         assert_eq!(found[1].value_in(&json!({"target": {"zone": null}})), None);
     }
 

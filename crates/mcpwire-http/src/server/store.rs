@@ -138,6 +138,10 @@ pub trait SessionStore: Send + Sync + 'static {
     /// `None` when unknown, expired or removed.
     fn touch(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, Option<SessionRecord>>;
 
+    /// The record of `id` without refreshing it; `None` when unknown,
+    /// expired or removed.
+    fn get(&self, id: &SessionId) -> StoreFuture<'_, Option<SessionRecord>>;
+
     /// Records the revision `initialize` negotiated.
     fn set_version(&self, id: &SessionId, version: ProtocolVersion) -> StoreFuture<'_, ()>;
 
@@ -151,10 +155,13 @@ pub trait SessionStore: Send + Sync + 'static {
     fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool>;
 
     /// Removes every session past its idle deadline and returns their ids,
-    /// so that the caller frees what they held elsewhere.
+    /// so that the caller frees what they held elsewhere. A store whose
+    /// records vanish by themselves (native TTLs) may return nothing: the
+    /// server also checks its own sessions with [`SessionStore::get`].
     fn take_expired(&self) -> StoreFuture<'_, Vec<SessionId>>;
 
-    /// How many sessions are live.
+    /// How many session records are held (live ones, and expired ones
+    /// not yet swept).
     fn count(&self) -> StoreFuture<'_, usize>;
 }
 
@@ -309,7 +316,8 @@ pub trait MessageBus: Send + Sync + 'static {
 
     /// Offers an event to the connection attached to a stream, waiting
     /// while that connection's buffer is full (back-pressure); `false` when
-    /// no connection is attached.
+    /// no connection is attached. A final event (a `last` message or
+    /// `End`) also detaches the connection once delivered.
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool>;
 
     /// Ends the connection attached to a stream, if any; the stream itself

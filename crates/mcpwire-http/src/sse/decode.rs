@@ -283,23 +283,21 @@ impl Decoder {
                 self.data.push('\n');
             }
             b"event" => self.event_type = Some(String::from_utf8_lossy(value).into_owned()),
-            b"id" => {
-                if !value.contains(&0) {
-                    let id = String::from_utf8_lossy(value).into_owned();
-                    self.last_event_id.clone_from(&id);
-                    self.event_id = Some(id);
-                }
+            // An id holding NUL is ignored.
+            b"id" if !value.contains(&0) => {
+                let id = String::from_utf8_lossy(value).into_owned();
+                self.last_event_id.clone_from(&id);
+                self.event_id = Some(id);
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    let millis = value.iter().fold(0u64, |acc, &digit| {
-                        acc.saturating_mul(10)
-                            .saturating_add(u64::from(digit - b'0'))
-                    });
-                    let retry = Duration::from_millis(millis);
-                    self.retry = Some(retry);
-                    self.event_retry = Some(retry);
-                }
+            // A retry that is not all ASCII digits is ignored.
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                let millis = value.iter().fold(0u64, |acc, &digit| {
+                    acc.saturating_mul(10)
+                        .saturating_add(u64::from(digit - b'0'))
+                });
+                let retry = Duration::from_millis(millis);
+                self.retry = Some(retry);
+                self.event_retry = Some(retry);
             }
             _ => {}
         }
@@ -350,7 +348,10 @@ mod tests {
     #[test]
     fn cr_lf_and_crlf_all_end_lines() {
         let mut decoder = Decoder::new();
-        let items = decode_all(&mut decoder, b"data: a\rdata: b\ndata: c\r\n\r\ndata: d\r\r");
+        let items = decode_all(
+            &mut decoder,
+            b"data: a\rdata: b\ndata: c\r\n\r\ndata: d\r\r",
+        );
         assert_eq!(data_of(&items), ["a\nb\nc", "d"]);
     }
 
@@ -422,7 +423,12 @@ mod tests {
         let mut decoder = Decoder::new();
         decode_all(&mut decoder, b"retry: 250\n\n");
         assert_eq!(decoder.retry(), Some(Duration::from_millis(250)));
-        for bad in [&b"retry: 1.5\n\n"[..], b"retry: -1\n\n", b"retry:\n\n", b"retry: 1 \n\n"] {
+        for bad in [
+            &b"retry: 1.5\n\n"[..],
+            b"retry: -1\n\n",
+            b"retry:\n\n",
+            b"retry: 1 \n\n",
+        ] {
             decode_all(&mut decoder, bad);
             assert_eq!(decoder.retry(), Some(Duration::from_millis(250)), "{bad:?}");
         }

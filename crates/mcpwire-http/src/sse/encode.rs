@@ -102,7 +102,11 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
         let current = rest?;
         match current.find(['\r', '\n']) {
             Some(at) => {
-                let skip = if current[at..].starts_with("\r\n") { 2 } else { 1 };
+                let skip = if current[at..].starts_with("\r\n") {
+                    2
+                } else {
+                    1
+                };
                 rest = Some(&current[at + skip..]);
                 Some(&current[..at])
             }

@@ -1,0 +1,191 @@
+//! The response body type, the responses the server builds, and the
+//! encoding of the SSE events it writes.
+
+use core::convert::Infallible;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::Stream;
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use http::{Response, StatusCode};
+use http_body::{Frame, SizeHint};
+use mcpwire_jsonrpc::{ErrorObject, ErrorResponse, Message, RequestId};
+
+/// The body of every response of the server: empty, one JSON document, or
+/// an SSE stream that ends when the MCP stream (or the connection) does.
+pub struct ResponseBody {
+    kind: Kind,
+}
+
+enum Kind {
+    Full(Option<Bytes>),
+    Stream(Pin<Box<dyn Stream<Item = Bytes> + Send>>),
+}
+
+impl ResponseBody {
+    /// An empty body.
+    pub fn empty() -> Self {
+        Self {
+            kind: Kind::Full(None),
+        }
+    }
+
+    pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
+        let bytes = bytes.into();
+        Self {
+            kind: Kind::Full((!bytes.is_empty()).then_some(bytes)),
+        }
+    }
+
+    pub(crate) fn stream(stream: impl Stream<Item = Bytes> + Send + 'static) -> Self {
+        Self {
+            kind: Kind::Stream(Box::pin(stream)),
+        }
+    }
+}
+
+impl core::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match &self.kind {
+            Kind::Full(bytes) => f
+                .debug_tuple("ResponseBody")
+                .field(&bytes.as_ref().map_or(0, Bytes::len))
+                .finish(),
+            Kind::Stream(_) => f.write_str("ResponseBody(stream)"),
+        }
+    }
+}
+
+impl http_body::Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match &mut self.kind {
+            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(stream) => stream
+                .as_mut()
+                .poll_next(cx)
+                .map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.kind, Kind::Full(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Full(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64)),
+            Kind::Stream(_) => SizeHint::default(),
+        }
+    }
+}
+
+/// The response type of the server.
+pub type HttpResponse = Response<ResponseBody>;
+
+/// A response with `status` and no body.
+pub(crate) fn empty(status: StatusCode) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+/// A response with `status` and a JSON body.
+pub(crate) fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::full(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A response with `status` whose body is a JSON-RPC error answering `id`
+/// (`null` when unknown).
+pub(crate) fn rpc_error(
+    status: StatusCode,
+    id: Option<RequestId>,
+    error: ErrorObject,
+) -> HttpResponse {
+    let message = Message::Error(ErrorResponse::new(id, error));
+    json(status, message.to_vec())
+}
+
+/// A 200 response streaming `events` as `text/event-stream`.
+pub(crate) fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::stream(events));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Tells reverse proxies not to buffer the stream (2026-07-28).
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The SSE encoding of what the server writes: events, priming events,
+/// `retry:` fields and keep-alive comments.
+pub(crate) mod frames {
+    use super::{BufMut, Bytes, BytesMut};
+
+    /// An event carrying `data`, with the event id `id` when given. Each
+    /// line of `data` becomes a `data:` line (packets are encoded on one
+    /// line, so there is normally one).
+    pub(crate) fn event(id: Option<&str>, data: &[u8]) -> Bytes {
+        let mut out = BytesMut::with_capacity(data.len() + 32);
+        if let Some(id) = id {
+            out.put_slice(b"id: ");
+            out.put_slice(id.as_bytes());
+            out.put_u8(b'\n');
+        }
+        for line in data.split(|&b| b == b'\n') {
+            out.put_slice(b"data: ");
+            out.put_slice(line.strip_suffix(b"\r").unwrap_or(line));
+            out.put_u8(b'\n');
+        }
+        out.put_u8(b'\n');
+        out.freeze()
+    }
+
+    /// The priming event of a resumable stream: an id, the reconnection
+    /// delay and empty data (HTTP-13, HTTP-16).
+    pub(crate) fn priming(id: &str, retry_millis: u64) -> Bytes {
+        Bytes::from(format!("id: {id}\nretry: {retry_millis}\ndata:\n\n"))
+    }
+
+    /// A `retry:` field alone, sent before the server closes a connection
+    /// without ending the stream (HTTP-16, HTTP-28).
+    pub(crate) fn retry(retry_millis: u64) -> Bytes {
+        Bytes::from(format!("retry: {retry_millis}\n\n"))
+    }
+
+    /// A comment that keeps an idle connection open.
+    pub(crate) fn keep_alive() -> Bytes {
+        Bytes::from_static(b": keep-alive\n\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::frames;
+
+    #[test]
+    fn frames_follow_the_sse_line_format() {
+        assert_eq!(
+            &frames::event(Some("3-1"), b"{}")[..],
+            b"id: 3-1\ndata: {}\n\n"
+        );
+        assert_eq!(&frames::event(None, b"a\nb")[..], b"data: a\ndata: b\n\n");
+        assert_eq!(
+            &frames::priming("3-0", 500)[..],
+            b"id: 3-0\nretry: 500\ndata:\n\n"
+        );
+        assert_eq!(&frames::retry(500)[..], b"retry: 500\n\n");
+        assert_eq!(&frames::keep_alive()[..], b": keep-alive\n\n");
+    }
+}

@@ -1,0 +1,171 @@
+//! GET (the standalone stream, and resumption of any stream with
+//! `Last-Event-ID`) and DELETE (ending a session).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use http::StatusCode;
+use http::header::{ALLOW, HeaderValue};
+use http::request::Parts;
+
+use super::body::{HttpResponse, empty, sse};
+use super::post::{bad, check_version_header, store_failed};
+use super::reader::{SseState, StreamGuard, has_polling, parse_event_id};
+use super::security::accepts;
+use super::service::Shared;
+use super::store::{SessionId, StreamEvent, StreamKey};
+use crate::headers::{LAST_EVENT_ID, MCP_SESSION_ID};
+
+fn method_not_allowed(allow: &'static str) -> HttpResponse {
+    let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// The session a GET or DELETE names: 400 without the header (HTTP-38),
+/// 404 for an id this server could never have issued.
+fn session_of(parts: &Parts) -> Result<SessionId, Box<HttpResponse>> {
+    let raw = parts.headers.get(MCP_SESSION_ID).ok_or_else(|| {
+        Box::new(bad(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required",
+        ))
+    })?;
+    raw.to_str()
+        .ok()
+        .and_then(SessionId::parse)
+        .ok_or_else(|| Box::new(empty(StatusCode::NOT_FOUND)))
+}
+
+/// Answers a GET: opens the standalone stream (HTTP-25), or resumes the
+/// stream named by `Last-Event-ID`, replaying only that stream's events
+/// after the given one (HTTP-30, HTTP-33).
+pub(crate) async fn handle_get(shared: &Arc<Shared>, parts: &Parts) -> HttpResponse {
+    match try_get(shared, parts).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, HttpResponse> {
+    let config = &shared.config;
+    if config.stateless_only {
+        return Err(method_not_allowed("POST"));
+    }
+    if !accepts(&parts.headers, "text/event-stream") {
+        return Err(bad(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: the Accept header must list text/event-stream",
+        ));
+    }
+    let id = session_of(parts).map_err(|refused| *refused)?;
+    check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
+    let record = config
+        .sessions
+        .touch(&id, config.idle_timeout)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+    let resume = parts
+        .headers
+        .get(LAST_EVENT_ID)
+        .and_then(|value| value.to_str().ok())
+        .and_then(parse_event_id);
+    if resume.is_none() && !config.standalone_stream {
+        return Err(method_not_allowed("POST, DELETE"));
+    }
+    if shared.is_shutting_down() {
+        return Err(bad(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: the server is shutting down",
+        ));
+    }
+    let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
+        bad(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too Many Requests: this session has too many open streams",
+        )
+    })?;
+    let (stream, after) = match resume {
+        Some((stream, seq)) => (stream, Some(seq)),
+        None => (0, None),
+    };
+    let key = StreamKey::new(id, stream);
+    // Subscribe before reading the log: an event appended in between is
+    // then in one or the other, and duplicates are skipped by position.
+    let subscription = config
+        .bus
+        .subscribe(&key, config.stream_buffer)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let Some(replay) = config
+        .events
+        .replay(&key, after)
+        .await
+        .map_err(|e| store_failed(&e))?
+    else {
+        // Nothing is known of that stream any more (it ended long ago):
+        // 204 tells an SSE client to stop reconnecting.
+        let _ = config.bus.detach(&key).await;
+        return Ok(empty(StatusCode::NO_CONTENT));
+    };
+    let standalone = stream == 0;
+    let guard = if standalone {
+        guard.standalone(key.clone())
+    } else {
+        guard
+    };
+    let polling = has_polling(record.version);
+    let mut state = SseState::new(
+        shared,
+        subscription,
+        guard,
+        Some(key.clone()),
+        VecDeque::new(),
+        polling,
+        standalone,
+    );
+    if let Some(seq) = after {
+        state.resume_after(seq);
+    }
+    for event in replay.events {
+        state.accept(Some(StreamEvent::Message {
+            seq: event.seq,
+            data: event.data,
+            last: false,
+        }));
+    }
+    if replay.finished {
+        state.finish();
+        let _ = config.bus.detach(&key).await;
+    }
+    Ok(sse(state.into_stream()))
+}
+
+/// Answers a DELETE: ends the session (HTTP-41), or 405 when clients may
+/// not end sessions.
+pub(crate) async fn handle_delete(shared: &Arc<Shared>, parts: &Parts) -> HttpResponse {
+    let config = &shared.config;
+    if config.stateless_only {
+        return method_not_allowed("POST");
+    }
+    if !config.session_delete {
+        return method_not_allowed("GET, POST");
+    }
+    let id = match session_of(parts) {
+        Ok(id) => id,
+        Err(response) => return *response,
+    };
+    if let Err(response) = check_version_header(shared, &parts.headers) {
+        return *response;
+    }
+    match config.sessions.remove(&id).await {
+        Ok(true) => {
+            shared.release_session(&id).await;
+            empty(StatusCode::OK)
+        }
+        Ok(false) => empty(StatusCode::NOT_FOUND),
+        Err(error) => store_failed(&error),
+    }
+}

@@ -1,0 +1,343 @@
+//! POST: checks of the request, the choice between a session and the
+//! stateless era, session creation at `initialize`, and delivery of
+//! session traffic to its runtime.
+
+use core::error::Error as StdError;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, HeaderValue, RETRY_AFTER};
+use http::request::Parts;
+use http::{HeaderMap, StatusCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
+use mcpwire_types::{ProtocolVersion, UnsupportedProtocolVersionData, meta_keys};
+
+use super::body::{HttpResponse, empty, rpc_error};
+use super::config::ResponseMode;
+use super::reader::{Outgoing, StreamGuard, respond};
+use super::security::{accepts, is_json_content};
+use super::service::Shared;
+use super::stateless;
+use super::store::{Envelope, SessionId, StoreError, StreamKey};
+use super::transport::SessionTransport;
+use super::writer::SessionWriter;
+use crate::headers::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
+
+/// Answers a POST to the MCP endpoint.
+pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: &Parts, body: B) -> HttpResponse
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    match try_handle(shared, parts, body).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+async fn try_handle<B>(
+    shared: &Arc<Shared>,
+    parts: &Parts,
+    body: B,
+) -> Result<HttpResponse, HttpResponse>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    // HTTP-07: the client must accept both forms of answer.
+    if !accepts(&parts.headers, "application/json") || !accepts(&parts.headers, "text/event-stream")
+    {
+        return Err(bad(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: the Accept header must list application/json and text/event-stream",
+        ));
+    }
+    if !is_json_content(&parts.headers) {
+        return Err(bad(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: the body must be application/json",
+        ));
+    }
+    let payload = read_body(&parts.headers, body, shared.config.max_body).await?;
+    let inbound = Inbound::from_slice(&payload);
+    if let Inbound::Invalid(error) = &inbound {
+        let answer = error.to_error_response();
+        return Err(rpc_error(StatusCode::BAD_REQUEST, answer.id, answer.error));
+    }
+    if shared.config.stateless_only {
+        return Ok(stateless::handle(shared, parts, inbound).await);
+    }
+    if let Some(raw) = parts.headers.get(MCP_SESSION_ID) {
+        let id = raw
+            .to_str()
+            .ok()
+            .and_then(SessionId::parse)
+            .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+        check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
+        return session_post(shared, id, payload, inbound, None).await;
+    }
+    let single = match &inbound {
+        Inbound::Single(message) => Some(message),
+        _ => None,
+    };
+    let meta_version = single.is_some_and(has_meta_version);
+    let header = parts
+        .headers
+        .get(MCP_PROTOCOL_VERSION)
+        .map(|value| value.to_str().unwrap_or_default().trim().to_owned());
+    let header_version = header.as_deref().map(ProtocolVersion::parse);
+    // Per request, not per process: a `_meta` revision or a stateless
+    // header means the 2026-07-28 wire; anything else is the handshake era.
+    if meta_version || matches!(header_version, Some(Ok(v)) if v.is_stateless()) {
+        return Ok(stateless::handle(shared, parts, inbound).await);
+    }
+    check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
+    match single {
+        Some(Message::Request(request)) if request.method == "initialize" => {
+            create_session(shared, payload, inbound).await
+        }
+        // HTTP-38: everything but initialize needs the session id.
+        _ => Err(bad(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+        )),
+    }
+}
+
+/// Whether a message names its revision in `params._meta` (2026-07-28).
+fn has_meta_version(message: &Message) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<serde_json::Map<String, serde_json::Value>>,
+    }
+    message
+        .params()
+        .and_then(|raw| serde_json::from_str::<Params>(raw.get()).ok())
+        .and_then(|params| params.meta)
+        .is_some_and(|meta| meta.contains_key(meta_keys::PROTOCOL_VERSION))
+}
+
+/// HTTP-45: an `MCP-Protocol-Version` header must name a supported
+/// revision. Any supported one is accepted on a session, whatever was
+/// negotiated (some clients send another).
+pub(crate) fn check_version_header(
+    shared: &Shared,
+    headers: &HeaderMap,
+) -> Result<(), Box<HttpResponse>> {
+    let Some(value) = headers.get(MCP_PROTOCOL_VERSION) else {
+        return Ok(());
+    };
+    let text = value.to_str().unwrap_or_default().trim();
+    match ProtocolVersion::parse(text) {
+        Ok(version) if shared.config.supports(version) => Ok(()),
+        _ => {
+            let supported = {
+                let mut versions = shared.config.versions.clone();
+                versions.sort_unstable_by(|a, b| b.cmp(a));
+                versions
+            };
+            let data = UnsupportedProtocolVersionData::new(text, supported);
+            Err(Box::new(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                data.to_error(ProtocolVersion::LATEST),
+            )))
+        }
+    }
+}
+
+/// Reads the body, refusing more than `limit` bytes with 413.
+async fn read_body<B>(headers: &HeaderMap, body: B, limit: usize) -> Result<Bytes, HttpResponse>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let too_large = || {
+        bad(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large: the body exceeds the server's limit",
+        )
+    };
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(too_large());
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(_) => Err(bad(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the body could not be read",
+        )),
+    }
+}
+
+/// An HTTP error with a JSON-RPC error body without id.
+pub(crate) fn bad(status: StatusCode, message: &str) -> HttpResponse {
+    rpc_error(status, None, ErrorObject::invalid_request(message))
+}
+
+/// A store or bus failure.
+pub(crate) fn store_failed(error: &StoreError) -> HttpResponse {
+    tracing::warn!(%error, "session state failed");
+    rpc_error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        None,
+        ErrorObject::internal_error("the server's session state failed"),
+    )
+}
+
+fn unavailable(message: &str) -> HttpResponse {
+    let mut response = bad(StatusCode::SERVICE_UNAVAILABLE, message);
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// Starts a session for an `initialize` POST and hands its transport to
+/// the connect hook.
+async fn create_session(
+    shared: &Arc<Shared>,
+    payload: Bytes,
+    inbound: Inbound,
+) -> Result<HttpResponse, HttpResponse> {
+    let config = &shared.config;
+    if shared.is_shutting_down() {
+        return Err(unavailable(
+            "Service Unavailable: the server is shutting down",
+        ));
+    }
+    let live = config
+        .sessions
+        .count()
+        .await
+        .map_err(|e| store_failed(&e))?;
+    if live >= config.max_sessions {
+        return Err(unavailable(
+            "Service Unavailable: the server has too many sessions",
+        ));
+    }
+    let Some(id) = SessionId::generate() else {
+        tracing::error!("the operating system's random generator failed");
+        return Err(store_failed(&StoreError::new(
+            "no randomness for a session id",
+        )));
+    };
+    config
+        .sessions
+        .create(&id, config.idle_timeout)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    config
+        .events
+        .create_session(&id)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let inbox = config
+        .bus
+        .register(&id, config.inbox_capacity)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    shared.add_local_session(&id);
+    shared.connect(SessionTransport::session(SessionWriter::new(
+        shared,
+        id.clone(),
+        inbox,
+    )));
+    session_post(shared, id.clone(), payload, inbound, Some(id)).await
+}
+
+/// Delivers a POST to its session's runtime and answers it from the
+/// request's stream (202 when it holds no request).
+async fn session_post(
+    shared: &Arc<Shared>,
+    id: SessionId,
+    payload: Bytes,
+    inbound: Inbound,
+    created: Option<SessionId>,
+) -> Result<HttpResponse, HttpResponse> {
+    let config = &shared.config;
+    let record = config
+        .sessions
+        .touch(&id, config.idle_timeout)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+    let batch = matches!(inbound, Inbound::Batch(_));
+    let expects_answer = match &inbound {
+        Inbound::Single(message) => matches!(message, Message::Request(_)),
+        Inbound::Batch(items) => items
+            .iter()
+            .any(|item| matches!(item, Ok(Message::Request(_)) | Err(_))),
+        Inbound::Invalid(_) => true,
+    };
+    if !expects_answer {
+        // HTTP-09: notifications and responses are accepted with 202.
+        let envelope = Envelope::new(payload, None, false);
+        let delivered = config
+            .bus
+            .deliver(&id, envelope)
+            .await
+            .map_err(|e| store_failed(&e))?;
+        return if delivered {
+            Ok(empty(StatusCode::ACCEPTED))
+        } else {
+            Err(empty(StatusCode::NOT_FOUND))
+        };
+    }
+    let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
+        bad(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too Many Requests: this session has too many open streams",
+        )
+    })?;
+    let stream = config
+        .sessions
+        .next_stream(&id)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+    let key = StreamKey::new(id.clone(), stream);
+    let answers_only = config.response_mode == ResponseMode::Json;
+    if !answers_only {
+        config
+            .events
+            .open(&key)
+            .await
+            .map_err(|e| store_failed(&e))?;
+    }
+    // Subscribe before delivering, so that nothing the runtime sends is missed.
+    let subscription = config
+        .bus
+        .subscribe(&key, config.stream_buffer)
+        .await
+        .map_err(|e| store_failed(&e))?;
+    let envelope = Envelope::new(payload, Some(stream), answers_only);
+    if !config
+        .bus
+        .deliver(&id, envelope)
+        .await
+        .map_err(|e| store_failed(&e))?
+    {
+        return Err(empty(StatusCode::NOT_FOUND));
+    }
+    let outgoing = Outgoing {
+        subscription,
+        guard,
+        mode: config.response_mode,
+        batch,
+        key: (!answers_only).then_some(key),
+        version: record.version,
+        stateless: false,
+        initialize: created,
+    };
+    Ok(respond(shared, outgoing).await)
+}

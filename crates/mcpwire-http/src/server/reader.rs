@@ -1,0 +1,597 @@
+//! The HTTP side of a stream: turns the events of a subscription into a
+//! JSON response or an SSE body, with event ids, priming, keep-alive
+//! comments, polling closes (SEP-1699) and the bookkeeping of open streams.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::StreamExt;
+use http::StatusCode;
+use http::header::HeaderValue;
+use mcpwire_jsonrpc::{ErrorCode, Message};
+use mcpwire_types::{McpErrorCode, ProtocolVersion};
+use tokio::sync::watch;
+use tokio::time::{Instant, Interval, MissedTickBehavior, Sleep};
+
+use super::body::{HttpResponse, frames, json, sse};
+use super::config::ResponseMode;
+use super::service::Shared;
+use super::store::{SessionId, StreamEvent, StreamKey, Subscription};
+use super::transport::CancelSignal;
+use crate::headers::MCP_SESSION_ID;
+
+/// Counts an open stream while it lives and does what its end requires:
+/// frees its slot, records how far the standalone stream was delivered,
+/// and cancels a stateless request whose stream closed before the answer.
+pub(crate) struct StreamGuard {
+    shared: Arc<Shared>,
+    session: Option<SessionId>,
+    standalone: Option<StreamKey>,
+    delivered: u64,
+    finished: bool,
+    cancel: Option<Arc<CancelSignal>>,
+}
+
+impl StreamGuard {
+    /// Opens a stream of `session` (or of a stateless request); `None` when
+    /// the session already has as many open streams as allowed.
+    pub(crate) fn open(shared: &Arc<Shared>, session: Option<&SessionId>) -> Option<Self> {
+        if let Some(id) = session
+            && !shared.claim_stream(id)
+        {
+            return None;
+        }
+        shared.counters.open_streams.fetch_add(1, Ordering::Relaxed);
+        Some(Self {
+            shared: shared.clone(),
+            session: session.cloned(),
+            standalone: None,
+            delivered: 0,
+            finished: false,
+            cancel: None,
+        })
+    }
+
+    pub(crate) fn standalone(mut self, key: StreamKey) -> Self {
+        self.standalone = Some(key);
+        self
+    }
+
+    pub(crate) fn cancelling(mut self, cancel: Arc<CancelSignal>) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.shared
+            .counters
+            .open_streams
+            .fetch_sub(1, Ordering::Relaxed);
+        if let Some(id) = &self.session {
+            self.shared.release_stream(id);
+        }
+        if let Some(cancel) = &self.cancel
+            && !self.finished
+        {
+            // 2026-07-28: closing the response stream cancels the request.
+            cancel.fire();
+        }
+        if let Some(key) = self.standalone.take()
+            && self.delivered > 0
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let events = self.shared.config.events.clone();
+            let seq = self.delivered;
+            runtime.spawn(async move {
+                if let Err(error) = events.mark_delivered(&key, seq).await {
+                    tracing::debug!(%error, "could not record standalone delivery");
+                }
+            });
+        }
+    }
+}
+
+/// Everything needed to answer one POST (or GET) from its stream.
+pub(crate) struct Outgoing {
+    pub(crate) subscription: Subscription,
+    pub(crate) guard: StreamGuard,
+    pub(crate) mode: ResponseMode,
+    /// The POST body was a batch: a JSON answer is an array.
+    pub(crate) batch: bool,
+    /// The stream's key when its events carry ids (resumable streams).
+    pub(crate) key: Option<StreamKey>,
+    /// The negotiated revision, when known (priming and polling need
+    /// 2025-11-25 or later).
+    pub(crate) version: Option<ProtocolVersion>,
+    /// Stateless: JSON-RPC errors choose the HTTP status.
+    pub(crate) stateless: bool,
+    /// The POST carries `initialize`: its answer names the revision, and
+    /// the session id is returned unless it failed.
+    pub(crate) initialize: Option<SessionId>,
+}
+
+/// Whether a revision has SSE polling (priming events, `retry:`, closing
+/// connections without ending streams).
+pub(crate) fn has_polling(version: Option<ProtocolVersion>) -> bool {
+    version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25 && v.has_sse_resumption())
+}
+
+/// Answers a POST from the events of its stream, as JSON or SSE.
+pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResponse {
+    let config = &shared.config;
+    if out.mode == ResponseMode::Json {
+        return collect_json(out).await;
+    }
+    // Decide between JSON and SSE from the first event, unless SSE is
+    // certain and the first event cannot change the response head.
+    let wait_first = out.mode == ResponseMode::Auto || out.stateless || out.initialize.is_some();
+    let mut first = None;
+    if wait_first {
+        let deadline = match out.mode {
+            ResponseMode::Auto => config.keep_alive,
+            _ => None,
+        };
+        match next_decisive(&mut out, deadline).await {
+            First::Event(event) => first = Some(event),
+            First::Closed => return gone(out.stateless),
+            First::TimedOut => {}
+        }
+    }
+    if let Some(StreamEvent::Message {
+        data, last: true, ..
+    }) = &first
+    {
+        let status = if out.stateless {
+            stateless_status(data)
+        } else {
+            StatusCode::OK
+        };
+        if out.mode == ResponseMode::Auto || status != StatusCode::OK {
+            out.guard.finished = true;
+            forget_stream(shared, &out.key);
+            let failed = is_error(data);
+            let mut response = json(status, data.clone());
+            if !failed {
+                add_session_header(&mut response, out.initialize.as_ref());
+            }
+            return response;
+        }
+    }
+    let version = match (&first, out.initialize.is_some()) {
+        (Some(StreamEvent::Message { data, .. }), true) => initialize_version(data),
+        _ => out.version,
+    };
+    let polling = out.key.is_some() && has_polling(version);
+    let mut queue = VecDeque::new();
+    if polling && let Some(key) = &out.key {
+        queue.push_back(frames::priming(
+            &event_id(key.stream, 0),
+            config.retry_millis(),
+        ));
+    }
+    let failed_initialize =
+        matches!(&first, Some(StreamEvent::Message { data, .. }) if is_error(data));
+    let session = out.initialize.take().filter(|_| !failed_initialize);
+    let mut state = SseState::new(
+        shared,
+        out.subscription,
+        out.guard,
+        out.key,
+        queue,
+        polling,
+        false,
+    );
+    if let Some(event) = first {
+        state.accept(Some(event));
+    }
+    let mut response = sse(state.into_stream());
+    add_session_header(&mut response, session.as_ref());
+    response
+}
+
+/// The outcome of waiting for the first event of a stream.
+enum First {
+    Event(StreamEvent),
+    Closed,
+    TimedOut,
+}
+
+/// Waits for the first event that decides the response (a `Pause` counts
+/// only where polling exists).
+async fn next_decisive(out: &mut Outgoing, deadline: Option<Duration>) -> First {
+    let polling = out.key.is_some() && has_polling(out.version);
+    let wait = async {
+        loop {
+            match out.subscription.next().await {
+                Some(StreamEvent::Pause) if !polling => {}
+                Some(event) => return First::Event(event),
+                None => return First::Closed,
+            }
+        }
+    };
+    match deadline {
+        Some(deadline) => tokio::time::timeout(deadline, wait)
+            .await
+            .unwrap_or(First::TimedOut),
+        None => wait.await,
+    }
+}
+
+/// JSON mode: gathers the answers until the stream ends.
+async fn collect_json(mut out: Outgoing) -> HttpResponse {
+    let mut answers = Vec::new();
+    loop {
+        match out.subscription.next().await {
+            Some(StreamEvent::Message { data, last, .. }) => {
+                answers.push(data);
+                if last {
+                    break;
+                }
+            }
+            Some(StreamEvent::End) => break,
+            Some(_) => {}
+            None if answers.is_empty() => return gone(out.stateless),
+            None => break,
+        }
+    }
+    out.guard.finished = true;
+    if answers.is_empty() {
+        // Every request was cancelled: there is nothing to answer, and the
+        // reply must still be JSON or SSE (HTTP-11): an empty event stream.
+        return sse(futures_util::stream::empty());
+    }
+    let body = merge(answers, out.batch);
+    let status = if out.stateless {
+        stateless_status(&body)
+    } else {
+        StatusCode::OK
+    };
+    let mut response = json(status, body.clone());
+    if !is_error(&body) {
+        add_session_header(&mut response, out.initialize.as_ref());
+    }
+    response
+}
+
+/// One JSON body from the answers: the answer itself, or one array of all
+/// answers to a batch.
+fn merge(mut answers: Vec<Bytes>, batch: bool) -> Bytes {
+    if !batch || answers.len() == 1 {
+        return answers.pop().unwrap_or_default();
+    }
+    let mut out = BytesMut::new();
+    out.put_u8(b'[');
+    for (index, answer) in answers.iter().enumerate() {
+        if index > 0 {
+            out.put_u8(b',');
+        }
+        let inner = answer
+            .strip_prefix(b"[")
+            .and_then(|rest| rest.strip_suffix(b"]"))
+            .unwrap_or(answer);
+        out.put_slice(inner);
+    }
+    out.put_u8(b']');
+    out.freeze()
+}
+
+/// The HTTP status of a stateless answer (2026-07-28): 404 for an unknown
+/// method, 400 for a malformed request, bad headers, a missing client
+/// capability or an unsupported revision, 200 otherwise.
+fn stateless_status(data: &[u8]) -> StatusCode {
+    let Ok(Message::Error(error)) = Message::from_slice(data) else {
+        return StatusCode::OK;
+    };
+    let code = error.error.code;
+    let bad_request = [
+        ErrorCode::PARSE_ERROR,
+        ErrorCode::INVALID_REQUEST,
+        ErrorCode::INVALID_PARAMS,
+        McpErrorCode::HeaderMismatch.error_code(),
+        McpErrorCode::MissingRequiredClientCapability.error_code(),
+        McpErrorCode::UnsupportedProtocolVersion.error_code(),
+    ];
+    if code == ErrorCode::METHOD_NOT_FOUND {
+        StatusCode::NOT_FOUND
+    } else if bad_request.contains(&code) {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    }
+}
+
+fn is_error(data: &[u8]) -> bool {
+    // Cheap test first: only error responses hold an `"error"` member.
+    data.windows(7).any(|w| w == b"\"error\"")
+        && matches!(Message::from_slice(data), Ok(Message::Error(_)))
+}
+
+/// The revision an `initialize` answer names.
+fn initialize_version(data: &[u8]) -> Option<ProtocolVersion> {
+    let Ok(Message::Response(response)) = Message::from_slice(data) else {
+        return None;
+    };
+    #[derive(serde::Deserialize)]
+    struct Negotiated {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    let negotiated: Negotiated = serde_json::from_str(response.result.get()).ok()?;
+    ProtocolVersion::parse(&negotiated.protocol_version).ok()
+}
+
+fn add_session_header(response: &mut HttpResponse, session: Option<&SessionId>) {
+    if let Some(id) = session
+        && let Ok(value) = HeaderValue::from_str(id.as_str())
+    {
+        response.headers_mut().insert(MCP_SESSION_ID, value);
+    }
+}
+
+/// The stream ended with nothing sent: in a session, the session ended
+/// while the request was pending (404, HTTP-39); for a stateless request,
+/// its runtime dropped it unanswered (500).
+fn gone(stateless: bool) -> HttpResponse {
+    if stateless {
+        let error = mcpwire_jsonrpc::ErrorObject::internal_error("the request was not answered");
+        super::body::rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, error)
+    } else {
+        super::body::empty(StatusCode::NOT_FOUND)
+    }
+}
+
+/// A stream answered as plain JSON will never be resumed: drop its log.
+fn forget_stream(shared: &Arc<Shared>, key: &Option<StreamKey>) {
+    if let Some(key) = key.clone() {
+        let events = shared.config.events.clone();
+        tokio::spawn(async move {
+            let _ = events.forget(&key).await;
+        });
+    }
+}
+
+/// The SSE event id of event `seq` of stream `stream`: it names the stream
+/// so that `Last-Event-ID` maps back to it (HTTP-32).
+pub(crate) fn event_id(stream: u64, seq: u64) -> String {
+    format!("{stream}-{seq}")
+}
+
+/// Reads an event id made by [`event_id`].
+pub(crate) fn parse_event_id(text: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = text.trim().split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+/// What an SSE body woke up for.
+enum Wake {
+    Shutdown,
+    Event(Option<StreamEvent>),
+    PollDeadline,
+    KeepAlive,
+}
+
+/// The state of an SSE body.
+pub(crate) struct SseState {
+    queue: VecDeque<Bytes>,
+    subscription: Subscription,
+    guard: StreamGuard,
+    key: Option<StreamKey>,
+    last_seq: u64,
+    keep_alive: Option<Interval>,
+    poll: Option<Pin<Box<Sleep>>>,
+    shutdown: Option<watch::Receiver<bool>>,
+    retry_millis: u64,
+    polling: bool,
+    done: bool,
+}
+
+impl SseState {
+    /// A body over `subscription`, starting with `queue`. `polling` allows
+    /// closing the connection without ending the stream (after an event
+    /// with an id); `standalone` streams end when the server shuts down.
+    pub(crate) fn new(
+        shared: &Arc<Shared>,
+        subscription: Subscription,
+        guard: StreamGuard,
+        key: Option<StreamKey>,
+        queue: VecDeque<Bytes>,
+        polling: bool,
+        standalone: bool,
+    ) -> Self {
+        let config = &shared.config;
+        let keep_alive = config.keep_alive.map(|every| {
+            let mut interval = tokio::time::interval_at(Instant::now() + every, every);
+            interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+            interval
+        });
+        let poll = config
+            .poll_after
+            .filter(|_| polling)
+            .map(|after| Box::pin(tokio::time::sleep(after)));
+        Self {
+            queue,
+            subscription,
+            guard,
+            key,
+            last_seq: 0,
+            keep_alive,
+            poll,
+            shutdown: standalone.then(|| shared.shutdown.subscribe()),
+            retry_millis: config.retry_millis(),
+            polling,
+            done: false,
+        }
+    }
+
+    /// Skips events up to `seq` (the client has them).
+    pub(crate) fn resume_after(&mut self, seq: u64) {
+        self.last_seq = seq;
+    }
+
+    /// Takes in one event of the stream (or its end).
+    pub(crate) fn accept(&mut self, event: Option<StreamEvent>) {
+        match event {
+            Some(StreamEvent::Message { seq, data, last }) => {
+                if self.key.is_some() && seq <= self.last_seq {
+                    return;
+                }
+                self.last_seq = seq;
+                self.guard.delivered = seq;
+                let id = self.key.as_ref().map(|key| event_id(key.stream, seq));
+                self.queue.push_back(frames::event(id.as_deref(), &data));
+                if last {
+                    self.finish();
+                }
+            }
+            Some(StreamEvent::End) | None => self.finish(),
+            Some(StreamEvent::Pause) => self.pause(),
+        }
+    }
+
+    /// Ends the stream after what is queued.
+    pub(crate) fn finish(&mut self) {
+        self.done = true;
+        self.guard.finished = true;
+    }
+
+    /// Closes the connection but not the stream, when polling is allowed.
+    fn pause(&mut self) {
+        if self.polling {
+            self.queue.push_back(frames::retry(self.retry_millis));
+            self.done = true;
+        }
+    }
+
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(chunk) = self.queue.pop_front() {
+                return Some(chunk);
+            }
+            if self.done {
+                return None;
+            }
+            match self.wait().await {
+                Wake::Shutdown => return None,
+                Wake::Event(event) => self.accept(event),
+                Wake::KeepAlive => return Some(frames::keep_alive()),
+                Wake::PollDeadline => {
+                    self.poll = None;
+                    self.pause();
+                }
+            }
+        }
+    }
+
+    /// Waits for the next thing that needs writing or ending.
+    async fn wait(&mut self) -> Wake {
+        let Self {
+            subscription,
+            keep_alive,
+            poll,
+            shutdown,
+            ..
+        } = self;
+        let keep_alive = async move {
+            match keep_alive.as_mut() {
+                Some(interval) => {
+                    interval.tick().await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        let poll = async move {
+            match poll.as_mut() {
+                Some(sleep) => sleep.await,
+                None => std::future::pending().await,
+            }
+        };
+        let shutdown = async move {
+            match shutdown.as_mut() {
+                Some(flag) => {
+                    let _ = flag.wait_for(|stopping| *stopping).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = shutdown => Wake::Shutdown,
+            event = subscription.next() => Wake::Event(event),
+            () = poll => Wake::PollDeadline,
+            () = keep_alive => Wake::KeepAlive,
+        }
+    }
+
+    /// The body stream.
+    pub(crate) fn into_stream(self) -> impl futures_util::Stream<Item = Bytes> + Send + 'static {
+        futures_util::stream::unfold(self, |mut state| async move {
+            let chunk = state.next_chunk().await?;
+            Some((chunk, state))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_ids_name_their_stream_and_parse_back() {
+        assert_eq!(event_id(3, 17), "3-17");
+        assert_eq!(parse_event_id("3-17"), Some((3, 17)));
+        assert_eq!(parse_event_id(" 0-0 "), Some((0, 0)));
+        assert_eq!(parse_event_id("x-1"), None);
+        assert_eq!(parse_event_id("17"), None);
+    }
+
+    #[test]
+    fn batch_answers_merge_into_one_array() {
+        let merged = merge(
+            vec![
+                Bytes::from_static(b"{\"a\":1}"),
+                Bytes::from_static(b"[{\"b\":2}]"),
+            ],
+            true,
+        );
+        assert_eq!(&merged[..], b"[{\"a\":1},{\"b\":2}]");
+        assert_eq!(&merge(vec![Bytes::from_static(b"{}")], false)[..], b"{}");
+    }
+
+    #[test]
+    fn stateless_errors_choose_the_http_status() {
+        let error = |code: i64| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#)
+        };
+        assert_eq!(
+            stateless_status(error(-32601).as_bytes()),
+            StatusCode::NOT_FOUND
+        );
+        for code in [-32602, -32020, -32021, -32022] {
+            assert_eq!(
+                stateless_status(error(code).as_bytes()),
+                StatusCode::BAD_REQUEST
+            );
+        }
+        assert_eq!(stateless_status(error(-32603).as_bytes()), StatusCode::OK);
+        assert_eq!(
+            stateless_status(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            StatusCode::OK
+        );
+    }
+
+    #[test]
+    fn initialize_answers_name_the_negotiated_revision() {
+        let data = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#;
+        assert_eq!(initialize_version(data), Some(ProtocolVersion::V2025_11_25));
+        assert!(!is_error(data));
+        assert!(is_error(
+            br#"{"jsonrpc":"2.0","id":0,"error":{"code":1,"message":"m"}}"#
+        ));
+    }
+}

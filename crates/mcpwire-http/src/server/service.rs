@@ -1,0 +1,298 @@
+//! `StreamableHttp`, the MCP endpoint as a `tower::Service`: request
+//! dispatch, shared state, session lifetimes (expiry sweeps, termination)
+//! and graceful shutdown.
+
+use core::convert::Infallible;
+use core::error::Error as StdError;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use http::header::{ALLOW, HeaderValue};
+use http::{Method, Request, StatusCode};
+use tokio::sync::watch;
+
+use super::body::{HttpResponse, empty};
+use super::config::Config;
+use super::store::SessionId;
+use super::transport::SessionTransport;
+use super::{get, post, security};
+
+/// The hook that receives each new session (and stateless request).
+type ConnectHook = dyn Fn(SessionTransport) + Send + Sync;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Counters behind [`Stats`].
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) open_streams: AtomicUsize,
+    pub(crate) transports: AtomicUsize,
+}
+
+/// State shared by every clone of the service and every transport.
+pub(crate) struct Shared {
+    pub(crate) config: Config,
+    on_connect: Box<ConnectHook>,
+    /// Open streams per session on this instance (the per-session limit,
+    /// and which sessions are busy rather than idle).
+    open_streams: Mutex<HashMap<SessionId, usize>>,
+    /// Sessions whose runtime runs in this process.
+    local_sessions: Mutex<HashSet<SessionId>>,
+    pub(crate) counters: Counters,
+    pub(crate) shutdown: watch::Sender<bool>,
+    sweeper_started: AtomicBool,
+}
+
+impl Shared {
+    pub(crate) fn connect(&self, transport: SessionTransport) {
+        (self.on_connect)(transport);
+    }
+
+    pub(crate) fn is_shutting_down(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
+    /// Takes a stream slot of `id`; `false` when its limit is reached.
+    pub(crate) fn claim_stream(&self, id: &SessionId) -> bool {
+        let mut open = lock(&self.open_streams);
+        let count = open.entry(id.clone()).or_insert(0);
+        if *count >= self.config.max_streams_per_session {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+
+    pub(crate) fn release_stream(&self, id: &SessionId) {
+        let mut open = lock(&self.open_streams);
+        if let Some(count) = open.get_mut(id) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(id);
+            }
+        }
+    }
+
+    pub(crate) fn add_local_session(self: &Arc<Self>, id: &SessionId) {
+        lock(&self.local_sessions).insert(id.clone());
+        self.start_sweeper();
+    }
+
+    /// Ends a session everywhere: its record, its runtime's inbox, its
+    /// connections and its event log. Idempotent.
+    pub(crate) async fn end_session(&self, id: &SessionId) {
+        if let Err(error) = self.config.sessions.remove(id).await {
+            tracing::warn!(%error, "could not remove a session record");
+        }
+        self.release_session(id).await;
+    }
+
+    /// Frees what an ended session held (its record is already gone).
+    pub(crate) async fn release_session(&self, id: &SessionId) {
+        if let Err(error) = self.config.bus.close(id).await {
+            tracing::warn!(%error, "could not close a session on the message bus");
+        }
+        if let Err(error) = self.config.events.remove_session(id).await {
+            tracing::warn!(%error, "could not drop a session's events");
+        }
+        lock(&self.local_sessions).remove(id);
+    }
+
+    /// Expires idle sessions. Sessions with a connection open here are
+    /// busy, not idle: their records are refreshed first. Sessions whose
+    /// runtime runs here and whose record is gone (expired in a store with
+    /// native TTLs, or removed by another instance) are freed too.
+    pub(crate) async fn sweep(&self) {
+        let config = &self.config;
+        let busy: Vec<SessionId> = lock(&self.open_streams).keys().cloned().collect();
+        for id in &busy {
+            let _ = config.sessions.touch(id, config.idle_timeout).await;
+        }
+        match config.sessions.take_expired().await {
+            Ok(expired) => {
+                for id in expired {
+                    tracing::debug!(session = ?id, "session expired");
+                    self.release_session(&id).await;
+                }
+            }
+            Err(error) => tracing::warn!(%error, "could not sweep expired sessions"),
+        }
+        let local: Vec<SessionId> = lock(&self.local_sessions).iter().cloned().collect();
+        for id in local {
+            if let Ok(None) = config.sessions.get(&id).await {
+                self.end_session(&id).await;
+            }
+        }
+    }
+
+    fn start_sweeper(self: &Arc<Self>) {
+        if self.sweeper_started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let shared = Arc::downgrade(self);
+        let every = self.config.effective_sweep_interval();
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(every);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                interval.tick().await;
+                // Stops once the service and every session are gone.
+                let Some(shared) = shared.upgrade() else {
+                    break;
+                };
+                shared.sweep().await;
+            }
+        });
+    }
+}
+
+/// What the server holds, for monitoring and leak tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Session records in the session store (expired ones count until
+    /// the sweep frees them).
+    pub sessions: usize,
+    /// Events retained for resumption in the event store.
+    pub buffered_events: usize,
+    /// Open response streams on this instance (in-flight request POSTs
+    /// and GET streams).
+    pub open_streams: usize,
+    /// Sessions whose runtime runs in this process.
+    pub local_sessions: usize,
+    /// Transports not yet dropped by their runtimes.
+    pub live_transports: usize,
+}
+
+/// The MCP Streamable HTTP endpoint, serving both protocol eras.
+///
+/// A `tower::Service<http::Request<B>>` answering POST, GET and DELETE on
+/// whatever path it is mounted (it does not look at the path): mount it
+/// with axum's `Router::route_service("/mcp", service)`, or serve it with
+/// [`serve`](super::serve()). Each new session, and each stateless request,
+/// reaches the connect hook as a [`SessionTransport`] for a runtime to
+/// serve. Clones share everything.
+#[derive(Clone)]
+pub struct StreamableHttp {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for StreamableHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttp")
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamableHttp {
+    /// A server with `config`, handing every new session and stateless
+    /// request to `on_connect`, typically to spawn a runtime:
+    /// `move |transport| { tokio::spawn(server.clone().serve(transport)); }`.
+    pub fn new<F>(config: Config, on_connect: F) -> Self
+    where
+        F: Fn(SessionTransport) + Send + Sync + 'static,
+    {
+        let (shutdown, _) = watch::channel(false);
+        Self {
+            shared: Arc::new(Shared {
+                config,
+                on_connect: Box::new(on_connect),
+                open_streams: Mutex::default(),
+                local_sessions: Mutex::default(),
+                counters: Counters::default(),
+                shutdown,
+                sweeper_started: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// What the server holds right now.
+    pub async fn stats(&self) -> Stats {
+        let config = &self.shared.config;
+        Stats {
+            sessions: config.sessions.count().await.unwrap_or_default(),
+            buffered_events: config.events.count().await.unwrap_or_default(),
+            open_streams: self.shared.counters.open_streams.load(Ordering::Relaxed),
+            local_sessions: lock(&self.shared.local_sessions).len(),
+            live_transports: self.shared.counters.transports.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Expires idle sessions now (a background task also does it
+    /// periodically once the first session exists).
+    pub async fn sweep(&self) {
+        self.shared.sweep().await;
+    }
+
+    /// Begins a graceful shutdown: standalone GET streams end, new
+    /// sessions and GET streams are refused with 503, and requests in
+    /// flight go on until answered.
+    pub fn shutdown(&self) {
+        self.shared.shutdown.send_replace(true);
+    }
+
+    /// Ends every session whose runtime runs in this process.
+    pub async fn close_sessions(&self) {
+        let ids: Vec<SessionId> = lock(&self.shared.local_sessions).iter().cloned().collect();
+        for id in ids {
+            self.shared.end_session(&id).await;
+        }
+    }
+
+    /// Answers one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> HttpResponse
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        if let Err(refused) = security::check_host_and_origin(&self.shared.config, &parts) {
+            return *refused;
+        }
+        match parts.method {
+            Method::POST => post::handle(&self.shared, &parts, body).await,
+            Method::GET => get::handle_get(&self.shared, &parts).await,
+            Method::DELETE => get::handle_delete(&self.shared, &parts).await,
+            _ => {
+                let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                response
+            }
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for StreamableHttp
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}

@@ -1,0 +1,546 @@
+//! The runtime's side of a handshake-era session: takes what clients POST
+//! from the session's inbox, and routes each packet the runtime sends to
+//! the stream of the request it belongs to, logging it for resumption.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use mcpwire_jsonrpc::{ClassifyError, Inbound, Message, Packet, RequestId};
+use mcpwire_types::ProtocolVersion;
+
+use super::service::Shared;
+use super::store::{Envelope, Inbox, SessionId, StoredEvent, StreamEvent, StreamKey};
+use super::transport::{LiveTransport, SessionHandle, TransportError};
+
+/// The routing tables, shared with [`SessionHandle`]s.
+pub(crate) type SharedRouting = Arc<Mutex<Routing>>;
+
+fn lock(routing: &SharedRouting) -> MutexGuard<'_, Routing> {
+    routing.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The stream carrying the answer to `request`, if one still awaits it.
+pub(crate) fn stream_of(routing: &SharedRouting, request: &RequestId) -> Option<u64> {
+    lock(routing).routes.get(request).copied()
+}
+
+/// Which stream awaits which request, and the position of every stream.
+#[derive(Debug, Default)]
+pub(crate) struct Routing {
+    routes: HashMap<RequestId, u64>,
+    streams: HashMap<u64, StreamState>,
+    initialize: Option<RequestId>,
+}
+
+#[derive(Debug)]
+struct StreamState {
+    next_seq: u64,
+    /// Requests routed here and not answered yet.
+    pending: usize,
+    /// Malformed batch elements without an id, each answered by an error
+    /// whose id is `null`.
+    anonymous: usize,
+    answers_only: bool,
+    /// Opened by a batch, which the engine may refuse as a whole with one
+    /// error whose id is `null`.
+    batch: bool,
+}
+
+impl StreamState {
+    fn new(answers_only: bool) -> Self {
+        Self {
+            next_seq: 1,
+            pending: 0,
+            anonymous: 0,
+            answers_only,
+            batch: false,
+        }
+    }
+
+    fn is_settled(&self) -> bool {
+        self.pending == 0 && self.anonymous == 0
+    }
+}
+
+/// Where and how one outgoing packet is sent.
+#[derive(Debug, PartialEq, Eq)]
+struct Plan {
+    stream: u64,
+    seq: u64,
+    last: bool,
+    answers_only: bool,
+    /// The packet answers `initialize`: the negotiated revision, or `None`
+    /// when it failed.
+    initialize: Option<Option<ProtocolVersion>>,
+}
+
+impl Routing {
+    fn new() -> Self {
+        let mut routing = Self::default();
+        routing.streams.insert(0, StreamState::new(false));
+        routing
+    }
+
+    /// Records the requests of a POSTed message as awaited on its stream;
+    /// returns the streams a cancellation in it left with nothing to await.
+    fn track(&mut self, inbound: &Inbound, envelope: &Envelope) -> Vec<u64> {
+        let mut ended = Vec::new();
+        let items: Vec<Result<&Message, &ClassifyError>> = match inbound {
+            Inbound::Single(message) => vec![Ok(message)],
+            Inbound::Batch(items) => items.iter().map(Result::as_ref).collect(),
+            Inbound::Invalid(error) => vec![Err(error)],
+        };
+        if let Some(stream) = envelope.stream {
+            let state = self
+                .streams
+                .entry(stream)
+                .or_insert_with(|| StreamState::new(envelope.answers_only));
+            state.batch = matches!(inbound, Inbound::Batch(_));
+        }
+        for item in items {
+            match item {
+                Ok(Message::Request(request)) => {
+                    if request.method == "initialize" {
+                        self.initialize = Some(request.id.clone());
+                    }
+                    self.await_answer(envelope.stream, Some(&request.id));
+                }
+                Err(error) => self.await_answer(envelope.stream, error.id()),
+                Ok(Message::Notification(notification))
+                    if notification.method == "notifications/cancelled" =>
+                {
+                    let cancelled = notification
+                        .params
+                        .as_deref()
+                        .and_then(|raw| serde_json::from_str::<Cancelled>(raw.get()).ok())
+                        .and_then(|params| params.request_id);
+                    if let Some(id) = cancelled
+                        && let Some(stream) = self.settle(&id)
+                        && self
+                            .streams
+                            .get(&stream)
+                            .is_some_and(StreamState::is_settled)
+                    {
+                        // The engine drops a cancelled request's answer: end
+                        // its stream here, or the client would wait forever.
+                        self.streams.remove(&stream);
+                        ended.push(stream);
+                    }
+                }
+                Ok(_) => {}
+            }
+        }
+        ended
+    }
+
+    fn await_answer(&mut self, stream: Option<u64>, id: Option<&RequestId>) {
+        let Some(stream) = stream else { return };
+        let Some(state) = self.streams.get_mut(&stream) else {
+            return;
+        };
+        match id {
+            Some(id) => {
+                state.pending += 1;
+                self.routes.insert(id.clone(), stream);
+            }
+            None => state.anonymous += 1,
+        }
+    }
+
+    /// Marks `id` answered; returns the stream that awaited it.
+    fn settle(&mut self, id: &RequestId) -> Option<u64> {
+        let stream = self.routes.remove(id)?;
+        if let Some(state) = self.streams.get_mut(&stream) {
+            state.pending = state.pending.saturating_sub(1);
+        }
+        Some(stream)
+    }
+
+    /// Settles the oldest batch stream awaiting answers, which a single
+    /// id-less error refused as a whole.
+    fn refuse_batch(&mut self) -> Option<u64> {
+        let stream = self
+            .streams
+            .iter()
+            .filter(|(_, state)| state.batch && !state.is_settled())
+            .map(|(number, _)| *number)
+            .min()?;
+        self.routes.retain(|_, routed| *routed != stream);
+        if let Some(state) = self.streams.get_mut(&stream) {
+            state.pending = 0;
+            state.anonymous = 0;
+        }
+        Some(stream)
+    }
+
+    /// Chooses the stream for a packet and its position there; `None` for
+    /// an answer no stream awaits (a late answer to a cancelled request).
+    fn plan(&mut self, packet: &Packet, related: Option<&RequestId>) -> Option<Plan> {
+        let messages = packet.messages();
+        let answers = !messages.is_empty() && messages.iter().all(Message::is_answer);
+        let routed = |id: &RequestId| self.routes.get(id).copied();
+        let mut stream = related.and_then(routed);
+        if stream.is_none() && answers {
+            stream = messages.iter().find_map(|m| m.id().and_then(routed));
+            if stream.is_none() && messages.iter().any(|m| m.id().is_none()) {
+                stream = self
+                    .streams
+                    .iter()
+                    .filter(|(_, state)| state.anonymous > 0)
+                    .map(|(number, _)| *number)
+                    .min();
+            }
+            if stream.is_none()
+                && let [Message::Error(refusal)] = messages
+                && refusal.id.is_none()
+            {
+                // One error without id for a whole batch: the engine refused
+                // it (batches outside 2025-03-26); it answers the batch.
+                stream = self.refuse_batch();
+            }
+        }
+        let stream = match stream {
+            Some(number)
+                if !answers && self.streams.get(&number).is_some_and(|s| s.answers_only) =>
+            {
+                0
+            }
+            Some(number) => number,
+            None if answers => return None,
+            None => 0,
+        };
+        let mut initialize = None;
+        if answers && stream != 0 {
+            for message in messages {
+                match message.id() {
+                    Some(id) if self.routes.get(id) == Some(&stream) => {
+                        self.settle(id);
+                        if self.initialize.as_ref() == Some(id) {
+                            self.initialize = None;
+                            initialize = Some(negotiated(message));
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        if let Some(state) = self.streams.get_mut(&stream) {
+                            state.anonymous = state.anonymous.saturating_sub(1);
+                        }
+                    }
+                }
+            }
+        }
+        let state = self
+            .streams
+            .entry(stream)
+            .or_insert_with(|| StreamState::new(false));
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        let last = stream != 0 && state.is_settled();
+        let answers_only = state.answers_only;
+        if last {
+            self.streams.remove(&stream);
+        }
+        Some(Plan {
+            stream,
+            seq,
+            last,
+            answers_only,
+            initialize,
+        })
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Cancelled {
+    #[serde(rename = "requestId")]
+    request_id: Option<RequestId>,
+}
+
+/// The revision an answer to `initialize` names; `None` when it failed.
+fn negotiated(message: &Message) -> Option<ProtocolVersion> {
+    #[derive(serde::Deserialize)]
+    struct Negotiated {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    let Message::Response(response) = message else {
+        return None;
+    };
+    let negotiated: Negotiated = serde_json::from_str(response.result.get()).ok()?;
+    ProtocolVersion::parse(&negotiated.protocol_version).ok()
+}
+
+/// The runtime's end of a handshake-era session.
+pub(crate) struct SessionWriter {
+    id: SessionId,
+    inbox: Inbox,
+    routing: SharedRouting,
+    live: LiveTransport,
+    closed: bool,
+}
+
+impl SessionWriter {
+    pub(crate) fn new(shared: &Arc<Shared>, id: SessionId, inbox: Inbox) -> Self {
+        Self {
+            id,
+            inbox,
+            routing: Arc::new(Mutex::new(Routing::new())),
+            live: LiveTransport::new(shared),
+            closed: false,
+        }
+    }
+
+    pub(crate) fn id(&self) -> &SessionId {
+        &self.id
+    }
+
+    fn shared(&self) -> &Arc<Shared> {
+        self.live.shared()
+    }
+
+    pub(crate) fn handle(&self) -> SessionHandle {
+        SessionHandle {
+            target: Some((self.id.clone(), self.shared().clone(), self.routing.clone())),
+        }
+    }
+
+    /// The next message POSTed to the session; `None` once it ended.
+    pub(crate) async fn recv(&mut self) -> Option<Inbound> {
+        if self.closed {
+            return None;
+        }
+        // Only synchronous work follows taking an envelope, so dropping this
+        // future early loses nothing (the Transport contract).
+        let Some(envelope) = self.inbox.next().await else {
+            self.closed = true;
+            return None;
+        };
+        let inbound = Inbound::from_slice(&envelope.payload);
+        let ended = lock(&self.routing).track(&inbound, &envelope);
+        for stream in ended {
+            let shared = self.shared().clone();
+            let key = StreamKey::new(self.id.clone(), stream);
+            tokio::spawn(async move {
+                let config = &shared.config;
+                let _ = config.events.finish(&key).await;
+                let _ = config.bus.publish(&key, StreamEvent::End).await;
+            });
+        }
+        Some(inbound)
+    }
+
+    /// Sends a packet on the stream of the request it belongs to.
+    pub(crate) async fn send(
+        &mut self,
+        packet: Packet,
+        related: Option<&RequestId>,
+    ) -> Result<(), TransportError> {
+        if self.closed {
+            return Err(TransportError::Closed);
+        }
+        let Some(plan) = lock(&self.routing).plan(&packet, related) else {
+            tracing::debug!("dropping an answer that no stream awaits");
+            return Ok(());
+        };
+        let shared = self.shared().clone();
+        let config = &shared.config;
+        let key = StreamKey::new(self.id.clone(), plan.stream);
+        let data = Bytes::from(packet.to_vec());
+        if let Some(Some(version)) = plan.initialize {
+            config
+                .sessions
+                .set_version(&self.id, version)
+                .await
+                .map_err(TransportError::Store)?;
+        }
+        if !plan.answers_only {
+            let event = StoredEvent {
+                seq: plan.seq,
+                data: data.clone(),
+            };
+            config
+                .events
+                .append(&key, event)
+                .await
+                .map_err(TransportError::Store)?;
+            if plan.last {
+                config
+                    .events
+                    .finish(&key)
+                    .await
+                    .map_err(TransportError::Store)?;
+            }
+        }
+        let event = StreamEvent::Message {
+            seq: plan.seq,
+            data,
+            last: plan.last,
+        };
+        match tokio::time::timeout(config.send_timeout, config.bus.publish(&key, event)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => return Err(TransportError::Store(error)),
+            Err(_) => {
+                // Back-pressure policy: a connection that does not read
+                // within the send timeout is closed; the event stays logged
+                // and the client may resume from its last event id.
+                tracing::debug!(
+                    stream = plan.stream,
+                    "closing a stream connection that does not read"
+                );
+                config
+                    .bus
+                    .detach(&key)
+                    .await
+                    .map_err(TransportError::Store)?;
+            }
+        }
+        if plan.initialize == Some(None) {
+            // A failed initialize leaves a session nobody can use.
+            self.close().await?;
+        }
+        Ok(())
+    }
+
+    /// Ends the session.
+    pub(crate) async fn close(&mut self) -> Result<(), TransportError> {
+        self.closed = true;
+        let shared = self.shared().clone();
+        shared.end_session(&self.id).await;
+        Ok(())
+    }
+}
+
+impl Drop for SessionWriter {
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        // Dropped without close: end the session all the same, so that its
+        // id gets 404 rather than a request nobody answers.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let shared = self.shared().clone();
+            let id = self.id.clone();
+            runtime.spawn(async move { shared.end_session(&id).await });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcpwire_jsonrpc::{ErrorObject, ErrorResponse, Notification, Request, Response};
+    use serde_json::json;
+
+    use super::*;
+
+    fn envelope(payload: &str, stream: Option<u64>, answers_only: bool) -> (Inbound, Envelope) {
+        let envelope = Envelope::new(Bytes::from(payload.to_owned()), stream, answers_only);
+        (Inbound::from_slice(&envelope.payload), envelope)
+    }
+
+    fn answer(id: i64) -> Packet {
+        Packet::from(Response::new(id, &json!({})).unwrap())
+    }
+
+    fn progress() -> Packet {
+        Packet::from(Notification::new("notifications/progress", &json!({})).unwrap())
+    }
+
+    #[test]
+    fn messages_about_a_request_go_on_its_stream_and_its_answer_ends_it() {
+        let mut routing = Routing::new();
+        let (inbound, env) = envelope(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#,
+            Some(3),
+            false,
+        );
+        assert!(routing.track(&inbound, &env).is_empty());
+        let id = RequestId::from(7);
+        let plan = routing.plan(&progress(), Some(&id)).unwrap();
+        assert_eq!((plan.stream, plan.seq, plan.last), (3, 1, false));
+        let server_request = Packet::from(Request::without_params(0, "ping"));
+        assert_eq!(routing.plan(&server_request, Some(&id)).unwrap().stream, 3);
+        let plan = routing.plan(&answer(7), Some(&id)).unwrap();
+        assert_eq!((plan.stream, plan.seq, plan.last), (3, 3, true));
+        // Unrelated messages use the standalone stream; late answers are dropped.
+        assert_eq!(routing.plan(&progress(), Some(&id)).unwrap().stream, 0);
+        assert_eq!(routing.plan(&answer(7), Some(&id)), None);
+    }
+
+    #[test]
+    fn json_streams_take_only_answers() {
+        let mut routing = Routing::new();
+        let (inbound, env) = envelope(r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#, Some(1), true);
+        routing.track(&inbound, &env);
+        let id = RequestId::from(1);
+        assert_eq!(routing.plan(&progress(), Some(&id)).unwrap().stream, 0);
+        let plan = routing.plan(&answer(1), Some(&id)).unwrap();
+        assert!(plan.last && plan.answers_only && plan.stream == 1);
+    }
+
+    #[test]
+    fn a_batch_stream_ends_when_every_element_is_answered() {
+        let mut routing = Routing::new();
+        let payload = r#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"},{"jsonrpc":"2.0","method":"n"},5]"#;
+        let (inbound, env) = envelope(payload, Some(2), false);
+        routing.track(&inbound, &env);
+        let batch = Packet::Batch(vec![
+            Message::from(Response::new(1, &json!({})).unwrap()),
+            Message::from(ErrorResponse::new(
+                None,
+                ErrorObject::invalid_request("bad"),
+            )),
+        ]);
+        assert!(
+            !routing
+                .plan(&batch, Some(&RequestId::from(1)))
+                .unwrap()
+                .last
+        );
+        assert!(routing.plan(&answer(2), None).unwrap().last);
+    }
+
+    #[test]
+    fn a_batch_refused_as_a_whole_is_answered_on_its_stream() {
+        let mut routing = Routing::new();
+        let payload =
+            r#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]"#;
+        let (inbound, env) = envelope(payload, Some(6), false);
+        routing.track(&inbound, &env);
+        let refusal = Packet::from(ErrorResponse::new(
+            None,
+            ErrorObject::invalid_request("no batches"),
+        ));
+        let plan = routing.plan(&refusal, None).unwrap();
+        assert_eq!((plan.stream, plan.last), (6, true));
+        assert_eq!(routing.plan(&answer(1), None), None);
+    }
+
+    #[test]
+    fn cancelling_the_only_request_ends_its_stream() {
+        let mut routing = Routing::new();
+        let (inbound, env) = envelope(r#"{"jsonrpc":"2.0","id":"a","method":"x"}"#, Some(4), false);
+        routing.track(&inbound, &env);
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#;
+        let (inbound, env) = envelope(cancel, None, false);
+        assert_eq!(routing.track(&inbound, &env), vec![4]);
+        assert_eq!(routing.plan(&answer(1), None), None);
+    }
+
+    #[test]
+    fn the_initialize_answer_reports_the_negotiated_revision() {
+        let mut routing = Routing::new();
+        let (inbound, env) = envelope(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#,
+            Some(1),
+            false,
+        );
+        routing.track(&inbound, &env);
+        let result =
+            Packet::from(Response::new(0, &json!({"protocolVersion": "2025-06-18"})).unwrap());
+        let plan = routing.plan(&result, Some(&RequestId::from(0))).unwrap();
+        assert_eq!(plan.initialize, Some(Some(ProtocolVersion::V2025_06_18)));
+    }
+}

@@ -1,0 +1,129 @@
+//! Where messages travel: a server-to-client request made during a call
+//! goes on that call's stream (or the standalone stream in JSON mode) and
+//! its answer, POSTed by the client, reaches the runtime; a client that
+//! stops reading cannot make the server buffer without bound.
+
+mod server_support;
+
+use std::time::{Duration, Instant};
+
+use mcpwire_http::server::{Config, MemoryEventStore, ResponseMode};
+use serde_json::{Value, json};
+use server_support::*;
+
+fn ask_client(id: i64) -> String {
+    request(
+        id,
+        "tools/call",
+        json!({"name": "ask_client", "arguments": {}}),
+    )
+}
+
+fn answer_to(request: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": request["id"], "result": {}}).to_string()
+}
+
+#[tokio::test]
+async fn http_19_a_request_to_the_client_travels_on_the_calls_stream() {
+    let server = TestServer::start(Config::default(), test_runtime()).await;
+    let client = Client::connect(server.addr, V2025_11_25).await;
+    let (head, mut stream) = client.post_stream(&ask_client(8)).await;
+    // Something came before the answer, so auto mode chose SSE.
+    assert!(head.is_sse());
+    let mut ping = None;
+    while ping.is_none() {
+        let event = within(stream.next_event()).await.unwrap();
+        if !event.data.is_empty() {
+            ping = Some(event.json());
+        }
+    }
+    let ping = ping.unwrap();
+    assert_eq!(ping["method"], "ping");
+    // The client's answer is a POST of its own, accepted with 202 ...
+    assert_eq!(client.post(&answer_to(&ping)).await.status(), 202);
+    // ... and reaches the runtime, whose tool then answers on the stream.
+    let rest = within(stream.rest()).await;
+    let result = rest.last().unwrap().json();
+    assert_eq!(result["id"], 8);
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "the client answered"
+    );
+}
+
+#[tokio::test]
+async fn in_json_mode_a_request_to_the_client_uses_the_standalone_stream() {
+    let config = Config::default().response_mode(ResponseMode::Json);
+    let server = TestServer::start(config, test_runtime()).await;
+    let client = Client::connect(server.addr, V2025_11_25).await;
+    let (_, mut standalone) = client.get_stream(None).await;
+    let call = {
+        let client = client.clone();
+        tokio::spawn(async move { client.post(&ask_client(9)).await })
+    };
+    let ping = within(standalone.next_event()).await.unwrap().json();
+    assert_eq!(ping["method"], "ping");
+    assert_eq!(client.post(&answer_to(&ping)).await.status(), 202);
+    let reply = within(call).await.unwrap();
+    assert_eq!(reply.head.header("content-type"), Some("application/json"));
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        "the client answered"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_leaves_the_server_bounded() {
+    const PER_STREAM: usize = 8;
+    const PER_SESSION: usize = 16;
+    let config = Config::default()
+        .response_mode(ResponseMode::Sse)
+        .stream_buffer(4)
+        .send_timeout(Duration::from_millis(300))
+        .event_store(std::sync::Arc::new(MemoryEventStore::with_retention(
+            PER_STREAM,
+            PER_SESSION,
+        )));
+    let server = TestServer::start(config, test_runtime()).await;
+    let client = Client::connect(server.addr, V2025_11_25).await;
+    // 2,000 progress notifications of 8 KB each: far more than the
+    // socket buffers hold, and the client reads only the priming event.
+    let call = request(
+        1,
+        "tools/call",
+        json!({"name": "count", "arguments": {"count": 2000, "bytes": 8000},
+            "_meta": {"progressToken": 1}}),
+    );
+    let (_, mut stalled) = client.post_stream(&call).await;
+    let priming = within(stalled.next_event()).await.unwrap();
+    let priming_id = priming.id.unwrap();
+    // The runtime is not blocked for good: it finishes the call, and the
+    // log never holds more than its bounds meanwhile.
+    let started = Instant::now();
+    let answer = loop {
+        let stats = server.service.stats().await;
+        assert!(stats.buffered_events <= PER_SESSION, "{stats:?}");
+        let (_, mut resumed) = client.get_stream(Some(&priming_id)).await;
+        let replayed = tokio::time::timeout(Duration::from_millis(500), resumed.rest()).await;
+        let answer = replayed
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| !e.data.is_empty())
+            .map(Event::json)
+            .find(|m| m.get("result").is_some());
+        if let Some(answer) = answer {
+            break answer;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the call never finished"
+        );
+    };
+    assert_eq!(answer["result"]["content"][0]["text"], "counted 2000");
+    assert!(server.service.stats().await.buffered_events <= PER_SESSION);
+    // The stalled connection was closed (its body ends) after what the
+    // socket already held, well short of all the messages.
+    let delivered = within(stalled.rest()).await;
+    assert!(delivered.len() < 2000, "{} events", delivered.len());
+    assert!(delivered.iter().all(|e| e.json().get("result").is_none()));
+}
