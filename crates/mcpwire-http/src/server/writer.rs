@@ -71,9 +71,8 @@ struct Plan {
     seq: u64,
     last: bool,
     answers_only: bool,
-    /// The packet answers `initialize`: the negotiated revision, or `None`
-    /// when it failed.
-    initialize: Option<Option<ProtocolVersion>>,
+    /// The packet answers `initialize`.
+    initialize: Option<Handshake>,
 }
 
 impl Routing {
@@ -258,18 +257,28 @@ struct Cancelled {
     request_id: Option<RequestId>,
 }
 
-/// The revision an answer to `initialize` names; `None` when it failed.
-fn negotiated(message: &Message) -> Option<ProtocolVersion> {
+/// How `initialize` was answered.
+#[derive(Debug, PartialEq, Eq)]
+enum Handshake {
+    /// With a result naming this revision (`None` if unknown here).
+    Negotiated(Option<ProtocolVersion>),
+    /// With an error: the session is unusable.
+    Failed,
+}
+
+fn negotiated(message: &Message) -> Handshake {
     #[derive(serde::Deserialize)]
     struct Negotiated {
         #[serde(rename = "protocolVersion")]
         protocol_version: String,
     }
     let Message::Response(response) = message else {
-        return None;
+        return Handshake::Failed;
     };
-    let negotiated: Negotiated = serde_json::from_str(response.result.get()).ok()?;
-    ProtocolVersion::parse(&negotiated.protocol_version).ok()
+    let version = serde_json::from_str::<Negotiated>(response.result.get())
+        .ok()
+        .and_then(|n| ProtocolVersion::parse(&n.protocol_version).ok());
+    Handshake::Negotiated(version)
 }
 
 /// The runtime's end of a handshake-era session.
@@ -348,7 +357,7 @@ impl SessionWriter {
         let config = &shared.config;
         let key = StreamKey::new(self.id.clone(), plan.stream);
         let data = Bytes::from(packet.to_vec());
-        if let Some(Some(version)) = plan.initialize {
+        if let Some(Handshake::Negotiated(Some(version))) = plan.initialize {
             config
                 .sessions
                 .set_version(&self.id, version)
@@ -396,7 +405,7 @@ impl SessionWriter {
                     .map_err(TransportError::Store)?;
             }
         }
-        if plan.initialize == Some(None) {
+        if plan.initialize == Some(Handshake::Failed) {
             // A failed initialize leaves a session nobody can use.
             self.close().await?;
         }
@@ -541,6 +550,9 @@ mod tests {
         let result =
             Packet::from(Response::new(0, &json!({"protocolVersion": "2025-06-18"})).unwrap());
         let plan = routing.plan(&result, Some(&RequestId::from(0))).unwrap();
-        assert_eq!(plan.initialize, Some(Some(ProtocolVersion::V2025_06_18)));
+        assert_eq!(
+            plan.initialize,
+            Some(Handshake::Negotiated(Some(ProtocolVersion::V2025_06_18)))
+        );
     }
 }
