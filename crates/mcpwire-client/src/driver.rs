@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport};
+use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport, TransportReceiver};
 use mcpwire_session::{
     ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, RequestOptions,
     ResponseError, ServerView,
@@ -22,10 +22,14 @@ use tracing::Instrument;
 use crate::cancel::CancelHandle;
 use crate::client::Shared;
 use crate::handler::{self, HandlerMessage};
+use crate::outbox::Outbox;
 use crate::{ClientError, ClientHandler, ConnectError, HandlerContext};
 
 /// How many handler messages may queue before handler tasks wait.
 const HANDLER_QUEUE: usize = 64;
+
+/// How long closing waits for the last packets to be written.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What API handles ask of the driver.
 pub(crate) enum Command {
@@ -120,27 +124,30 @@ impl Driver {
     /// API handle is gone.
     pub(crate) async fn run<T: Transport>(
         mut self,
-        mut transport: T,
+        transport: T,
         mut commands: mpsc::Receiver<Command>,
         mut cancels: mpsc::UnboundedReceiver<u64>,
     ) {
         let Some(mut message_rx) = self.message_rx.take() else {
             return;
         };
+        let (sender, mut receiver) = transport.split();
+        let mut outbox = Outbox::spawn(sender);
         let outcome: Outcome = loop {
             self.drain_events();
             if self.failed {
                 break Ok(());
             }
-            if let Err(error) = self.flush(&mut transport).await {
-                break Err(Box::new(error));
+            while let Some(transmit) = self.session.poll_transmit() {
+                outbox.push(transmit);
             }
             let deadline = self
                 .session
                 .poll_timeout()
                 .map(tokio::time::Instant::from_std);
             tokio::select! {
-                inbound = transport.recv() => match inbound {
+                failure = outbox.ended() => break failure,
+                inbound = receiver.recv() => match inbound {
                     Some(Ok(inbound)) => self.session.handle_inbound(inbound, now()),
                     Some(Err(error)) => break Err(Box::new(error)),
                     None => break Ok(()),
@@ -160,23 +167,14 @@ impl Driver {
             }
         };
         self.shut_down(outcome);
-        // Best effort: the transport may already be gone.
-        let _ = transport.close().await;
+        while let Some(transmit) = self.session.poll_transmit() {
+            outbox.push(transmit);
+        }
+        outbox.finish(CLOSE_GRACE).await;
         for done in self.closers.drain(..) {
             let _ = done.send(());
         }
         // Late `close` calls wait for `commands` to be dropped, right here.
-    }
-
-    async fn flush<T: Transport>(&mut self, transport: &mut T) -> Result<(), T::Error> {
-        while let Some(transmit) = self.session.poll_transmit() {
-            // Client packets belong to no server request; `related` is for
-            // answers to the server's requests on multi-stream transports.
-            transport
-                .send_related(transmit.packet, transmit.related.as_ref())
-                .await?;
-        }
-        Ok(())
     }
 
     fn drain_events(&mut self) {

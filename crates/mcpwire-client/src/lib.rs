@@ -59,6 +59,7 @@ mod client;
 mod driver;
 mod error;
 mod handler;
+mod outbox;
 mod schema;
 mod typed;
 

@@ -18,7 +18,6 @@ use std::time::Duration;
 use client_support::*;
 use mcpwire_http::client::{ClientOptions, StreamableHttpClient};
 use mcpwire_http::sse::Event;
-use mcpwire_jsonrpc::Transport;
 use serde_json::json;
 
 /// The events the server would send if nothing held it back.

@@ -19,7 +19,7 @@ use http::{Method, StatusCode};
 use mcpwire_http::client::{
     ClientOptions, Error, FirstPostOutcome, StatusError, StreamableHttpClient, codes,
 };
-use mcpwire_jsonrpc::{ErrorResponse, Message, Notification, Packet, Transport};
+use mcpwire_jsonrpc::{ErrorResponse, Message, Notification, Packet};
 use serde_json::json;
 
 async fn error_response(client: &mut StreamableHttpClient) -> ErrorResponse {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use client_support::*;
 use http::{Method, StatusCode};
 use mcpwire_http::client::{Error, StreamableHttpClient};
-use mcpwire_jsonrpc::{Message, Notification, Packet, Response as RpcResponse, Transport};
+use mcpwire_jsonrpc::{Message, Notification, Packet, Response as RpcResponse};
 use serde_json::json;
 
 /// A 2025-11-25 server: a session on `initialize`, JSON or SSE answers,

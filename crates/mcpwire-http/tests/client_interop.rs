@@ -18,7 +18,7 @@ use std::time::Duration;
 use client_support::{bounded, next_message, request, result_of};
 use mcpwire_http::client::{ClientOptions, StreamableHttpClient};
 use mcpwire_http::server::{Config, ResponseMode, StreamableHttp, serve};
-use mcpwire_jsonrpc::{Message, Notification, Packet, Transport};
+use mcpwire_jsonrpc::{Message, Notification, Packet};
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, Tool};
 use serde_json::{Value, json};

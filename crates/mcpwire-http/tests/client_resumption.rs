@@ -19,7 +19,7 @@ use client_support::*;
 use http::{Method, StatusCode};
 use mcpwire_http::client::{ClientOptions, ReconnectPolicy, StreamableHttpClient, codes};
 use mcpwire_http::sse::Event;
-use mcpwire_jsonrpc::{Message, Notification, Packet, Transport};
+use mcpwire_jsonrpc::{Message, Notification, Packet};
 use serde_json::{Value, json};
 
 fn progress(step: u32) -> Value {

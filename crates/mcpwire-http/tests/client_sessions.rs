@@ -20,7 +20,7 @@ use client_support::*;
 use http::{Method, StatusCode};
 use mcpwire_http::client::{ClientOptions, Error, StreamableHttpClient, codes};
 use mcpwire_http::sse::Event;
-use mcpwire_jsonrpc::{Message, Notification, Packet, RequestId, Transport};
+use mcpwire_jsonrpc::{Message, Notification, Packet, RequestId};
 use serde_json::json;
 
 /// A server that hands out sessions `s1`, `s2`, ... and forgets the

@@ -21,7 +21,7 @@ use client_support::*;
 use http::{Method, StatusCode};
 use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::sse::Event;
-use mcpwire_jsonrpc::{Notification, Packet, Transport};
+use mcpwire_jsonrpc::{Notification, Packet};
 use serde_json::{Value, json};
 
 fn meta() -> Value {

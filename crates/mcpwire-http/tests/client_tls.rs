@@ -20,7 +20,6 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use mcpwire_http::client::{BuildError, ClientOptions, Error, StreamableHttpClient};
-use mcpwire_jsonrpc::Transport;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;

@@ -9,7 +9,7 @@ use std::future::IntoFuture;
 use std::time::Duration;
 
 use mcpwire_http::server::{Config, StreamableHttp, serve};
-use mcpwire_jsonrpc::{Inbound, Message, Notification, Transport};
+use mcpwire_jsonrpc::{Inbound, Message, Notification};
 use serde_json::json;
 use server_support::*;
 use tokio::net::TcpListener;

@@ -1,4 +1,6 @@
-//! The message-level `Transport` trait that every transport implements.
+//! The message-level `Transport` trait every transport implements: a
+//! channel of JSON-RPC packets to one peer, split into a sending and a
+//! receiving half.
 
 use core::future::Future;
 
@@ -13,6 +15,12 @@ use crate::message::Packet;
 /// methods, sessions or protocol versions. It uses only `core::future`, so
 /// it can be implemented and driven under any executor.
 ///
+/// A runtime first [`split`](Transport::split)s it: the two halves are used
+/// from different tasks, so that reading goes on while a write waits for
+/// the peer. A transport whose `send` could block reading (two pipes, two
+/// bounded channels) would otherwise deadlock when both peers write more
+/// than the channels hold at once.
+///
 /// # Contract
 ///
 /// * **Order.** Packets reach the peer in the order `send` completed, and
@@ -21,8 +29,8 @@ use crate::message::Packet;
 /// * **`send`** completes once the packet has been handed to the underlying
 ///   channel (written, queued within a bounded buffer, ...); it waits while
 ///   the channel is full, which is how back-pressure reaches the sender. An
-///   error means the packet may not have been delivered and the transport
-///   is broken.
+///   error means the packet may not have been delivered and the sending
+///   half is broken.
 /// * **`recv`** yields `Some(Ok(inbound))` for each JSON text the peer sent,
 ///   `Some(Err(_))` for a failure of the transport itself (an I/O error;
 ///   afterwards the transport is broken and should be closed), and `None`
@@ -36,16 +44,28 @@ use crate::message::Packet;
 /// * **Cancel safety of `recv`.** Dropping the future returned by `recv`
 ///   before it completes loses nothing: a packet is taken from the channel
 ///   only in the poll that returns it. This lets a driver wait for inbound
-///   packets and for outbound work at the same time, and drop the `recv`
-///   future to `send` when outbound work wins. `send` and `close` need not
-///   be cancel safe.
+///   packets and for other work at the same time. `send` and `close` need
+///   not be cancel safe.
 /// * **`close`** flushes what was sent and ends the sending direction: the
 ///   peer's `recv` yields what was already sent and then `None`, and a later
-///   `send` here fails. This side's `recv` may still yield packets already
-///   on their way until it returns `None`. Closing twice is not an error.
-///   Dropping a transport closes both directions without flushing.
-pub trait Transport: Send {
+///   `send` fails. The receiving half may still yield packets already on
+///   their way until it returns `None`. Closing twice is not an error.
+///   Dropping both halves closes both directions without flushing.
+pub trait Transport: Send + 'static {
     /// The failure of the channel itself (I/O, a vanished peer, ...).
+    type Error: core::error::Error + Send + Sync + 'static;
+    /// The half that sends.
+    type Sender: TransportSender<Error = Self::Error>;
+    /// The half that receives.
+    type Receiver: TransportReceiver<Error = Self::Error>;
+
+    /// Splits the transport into halves that can be used from two tasks.
+    fn split(self) -> (Self::Sender, Self::Receiver);
+}
+
+/// The sending half of a [`Transport`].
+pub trait TransportSender: Send + 'static {
+    /// The failure of the channel itself.
     type Error: core::error::Error + Send + Sync + 'static;
 
     /// Sends one packet to the peer.
@@ -55,7 +75,7 @@ pub trait Transport: Send {
     /// answer, or progress, logs and requests sent while serving it).
     ///
     /// Transports with one stream ignore `related` (the default calls
-    /// [`Transport::send`]); a transport with a stream per request
+    /// [`TransportSender::send`]); a transport with a stream per request
     /// (Streamable HTTP) sends the packet on that request's stream.
     fn send_related(
         &mut self,
@@ -66,10 +86,16 @@ pub trait Transport: Send {
         self.send(packet)
     }
 
-    /// Receives the next packet from the peer; see the contract above for
-    /// what `None` and `Err` mean and for cancel safety.
-    fn recv(&mut self) -> impl Future<Output = Option<Result<Inbound, Self::Error>>> + Send;
-
     /// Flushes and ends the sending direction.
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send;
+}
+
+/// The receiving half of a [`Transport`].
+pub trait TransportReceiver: Send + 'static {
+    /// The failure of the channel itself.
+    type Error: core::error::Error + Send + Sync + 'static;
+
+    /// Receives the next packet from the peer; see [`Transport`] for what
+    /// `None` and `Err` mean and for cancel safety.
+    fn recv(&mut self) -> impl Future<Output = Option<Result<Inbound, Self::Error>>> + Send;
 }

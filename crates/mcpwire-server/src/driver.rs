@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::task::Poll;
 use std::time::Instant;
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport};
+use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport, TransportReceiver};
 use mcpwire_session::{Event, IncomingRequest, ServerEvent, ServerSession};
 use mcpwire_types::ResourceUpdatedNotificationParams;
 use mcpwire_types::methods::{ClientRequest, ClientResult, ServerNotification, ServerResult};
@@ -19,11 +19,15 @@ use tracing::Instrument;
 
 use crate::cancel::CancelHandle;
 use crate::context::Command;
+use crate::outbox::Outbox;
 use crate::server::Change;
 use crate::{Context, PeerRequestError, ServeError, Server};
 
 /// How many handler messages may queue before handlers wait (back-pressure).
 const COMMAND_QUEUE: usize = 256;
+
+/// How many packets may wait for the writer before the driver stops reading.
+const MAX_BACKLOG: usize = 256;
 
 /// A request being handled by its own task.
 struct Running {
@@ -53,7 +57,9 @@ impl Server {
     /// # Errors
     ///
     /// When the transport fails.
-    pub async fn serve<T: Transport>(&self, mut transport: T) -> Result<(), ServeError> {
+    pub async fn serve<T: Transport>(&self, transport: T) -> Result<(), ServeError> {
+        let (sender, mut receiver) = transport.split();
+        let mut outbox = Outbox::spawn(sender);
         let (commands, mut command_rx) = mpsc::channel(COMMAND_QUEUE);
         let mut changes = self.inner.changes.subscribe();
         let mut driver = Driver {
@@ -69,8 +75,8 @@ impl Server {
         let mut draining: Option<tokio::time::Instant> = None;
         let outcome = loop {
             driver.drain_events();
-            if let Err(error) = driver.flush(&mut transport).await {
-                break Err(error);
+            while let Some(transmit) = driver.session.poll_transmit() {
+                outbox.push(transmit);
             }
             if draining.is_some() && driver.running.is_empty() {
                 break Ok(());
@@ -79,8 +85,16 @@ impl Server {
                 .session
                 .poll_timeout()
                 .map(tokio::time::Instant::from_std);
+            // Back-pressure: while the client does not read what we send,
+            // stop reading what it sends (each request would add an answer).
+            let may_read = draining.is_none() && outbox.backlog() < MAX_BACKLOG;
             tokio::select! {
-                inbound = transport.recv(), if draining.is_none() => match inbound {
+                advanced = outbox.advance(), if outbox.backlog() > 0 => {
+                    if advanced.is_err() {
+                        break Err(outbox.failure().await);
+                    }
+                }
+                inbound = receiver.recv(), if may_read => match inbound {
                     Some(Ok(inbound)) => driver.session.handle_inbound(inbound, now()),
                     Some(Err(error)) => break Err(ServeError::Transport(Box::new(error))),
                     None => draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout),
@@ -92,9 +106,14 @@ impl Server {
             }
         };
         driver.shut_down();
-        // Best effort: the transport may already be gone.
-        let _ = transport.close().await;
-        outcome
+        while let Some(transmit) = driver.session.poll_transmit() {
+            outbox.push(transmit);
+        }
+        match outcome {
+            // The last answers go out before the sending half closes.
+            Ok(()) => outbox.finish(self.inner.drain_timeout).await,
+            Err(error) => Err(error),
+        }
     }
 }
 
@@ -111,16 +130,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 impl Driver {
-    async fn flush<T: Transport>(&mut self, transport: &mut T) -> Result<(), ServeError> {
-        while let Some(transmit) = self.session.poll_transmit() {
-            transport
-                .send_related(transmit.packet, transmit.related.as_ref())
-                .await
-                .map_err(|error| ServeError::Transport(Box::new(error)))?;
-        }
-        Ok(())
-    }
-
     fn drain_events(&mut self) {
         while let Some(event) = self.session.poll_event() {
             self.on_event(event);

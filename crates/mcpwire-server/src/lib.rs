@@ -40,6 +40,7 @@ mod dispatch;
 mod driver;
 mod error;
 mod handler;
+mod outbox;
 pub mod schema;
 mod server;
 pub mod uri_template;

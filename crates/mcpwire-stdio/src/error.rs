@@ -17,7 +17,7 @@ pub enum Error {
     /// Writing to the peer failed; the packet may be lost, partly or whole.
     #[error("writing to the peer failed")]
     Write(#[source] io::Error),
-    /// The sending side was closed by [`close`](mcpwire_jsonrpc::Transport::close).
+    /// The sending side was closed by [`close`](mcpwire_jsonrpc::TransportSender::close).
     #[error("the sending side of the transport is closed")]
     Closed,
 }

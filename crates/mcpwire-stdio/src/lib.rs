@@ -25,11 +25,12 @@
 //! # Example: a server on its own stdin and stdout
 //!
 //! ```no_run
-//! use mcpwire_jsonrpc::{Inbound, Message, Packet, Response, Transport};
+//! use mcpwire_jsonrpc::{Inbound, Message, Packet, Response};
+//! use mcpwire_stdio::ServerTransport;
 //!
 //! /// Answers each request with an empty object and each invalid line with
 //! /// an error, until the client closes the server's stdin.
-//! async fn serve(transport: &mut impl Transport) -> Result<(), Box<dyn std::error::Error>> {
+//! async fn serve(transport: &mut ServerTransport) -> Result<(), Box<dyn std::error::Error>> {
 //!     while let Some(inbound) = transport.recv().await {
 //!         let answer: Message = match inbound? {
 //!             Inbound::Single(Message::Request(request)) => {
@@ -66,4 +67,4 @@ pub use child_input::ChildInput;
 pub use client::{ChildTransport, StderrMode, StdioClient};
 pub use error::{ChildError, Error};
 pub use server::{ServerTransport, stdio};
-pub use transport::StdioTransport;
+pub use transport::{StdioReceiver, StdioSender, StdioTransport};

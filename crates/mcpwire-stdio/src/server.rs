@@ -49,8 +49,8 @@ pub type ServerTransport = StdioTransport<Stdin, Stdout>;
 /// with `Runtime::shutdown_timeout` or end the process, rather than wait
 /// for that read.
 ///
-/// [`recv`]: mcpwire_jsonrpc::Transport::recv
-/// [`close`]: mcpwire_jsonrpc::Transport::close
+/// [`recv`]: mcpwire_jsonrpc::TransportReceiver::recv
+/// [`close`]: mcpwire_jsonrpc::TransportSender::close
 pub fn stdio() -> ServerTransport {
     StdioTransport::from_stdio()
 }

@@ -3,7 +3,7 @@
 use std::{fmt, io};
 
 use bytes::{BufMut, BytesMut};
-use mcpwire_jsonrpc::{Inbound, LineCodec, Packet, Transport};
+use mcpwire_jsonrpc::{Inbound, LineCodec, Packet, Transport, TransportReceiver, TransportSender};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::error::Error;
@@ -29,6 +29,10 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 /// ([`StdioClient::spawn`](crate::StdioClient::spawn)), a socket's halves, or
 /// a `tokio::io::duplex` pair in tests.
 ///
+/// A runtime [`split`](Transport::split)s it into a [`StdioSender`] and a
+/// [`StdioReceiver`], so that it reads while a write waits; the inherent
+/// `send`, `recv` and `close` serve simple uses and tests.
+///
 /// * `recv` reads at most one chunk at a time into an internal buffer and
 ///   decodes whole lines with a [`LineCodec`]. It is cancel safe: bytes
 ///   read before the future was dropped stay buffered for the next call.
@@ -49,7 +53,7 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 /// # Example
 ///
 /// ```
-/// use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, Transport};
+/// use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet};
 /// use mcpwire_stdio::StdioTransport;
 /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
 ///
@@ -78,30 +82,60 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 /// # }
 /// ```
 pub struct StdioTransport<R, W> {
-    reader: R,
+    sender: StdioSender<W>,
+    receiver: StdioReceiver<R>,
+}
+
+/// The writing half of a [`StdioTransport`]: one line per packet.
+pub struct StdioSender<W> {
     /// `None` once the sending side is closed.
     writer: Option<W>,
     codec: LineCodec,
-    read_buffer: BytesMut,
     /// Bytes encoded but not yet written: empty between calls, unless a
     /// `send` was dropped midway, in which case the rest of its line goes
     /// out first so that framing survives.
     write_buffer: BytesMut,
+}
+
+/// The reading half of a [`StdioTransport`]: lines decoded into packets.
+pub struct StdioReceiver<R> {
+    reader: R,
+    codec: LineCodec,
+    read_buffer: BytesMut,
     /// Whether the reader has reported end of input.
     reader_done: bool,
 }
 
 impl<R: fmt::Debug, W: fmt::Debug> fmt::Debug for StdioTransport<R, W> {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("StdioTransport")
+            .field("sender", &self.sender)
+            .field("receiver", &self.receiver)
+            .finish()
+    }
+}
+
+impl<W: fmt::Debug> fmt::Debug for StdioSender<W> {
+    /// Shows buffer sizes rather than contents.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("StdioSender")
+            .field("writer", &self.writer)
+            .field("unsent_bytes", &self.write_buffer.len())
+            .finish()
+    }
+}
+
+impl<R: fmt::Debug> fmt::Debug for StdioReceiver<R> {
     /// Shows buffer sizes rather than contents, which may be megabytes of
     /// whatever the peer sent.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter
-            .debug_struct("StdioTransport")
+            .debug_struct("StdioReceiver")
             .field("reader", &self.reader)
-            .field("writer", &self.writer)
             .field("max_line_length", &self.codec.max_line_length())
             .field("buffered_inbound_bytes", &self.read_buffer.len())
-            .field("unsent_bytes", &self.write_buffer.len())
             .field("reader_done", &self.reader_done)
             .finish()
     }
@@ -118,31 +152,61 @@ impl<R, W> StdioTransport<R, W> {
     /// example `LineCodec::with_max_line_length(64 * 1024)`.
     pub fn with_codec(reader: R, writer: W, codec: LineCodec) -> Self {
         Self {
-            reader,
-            writer: Some(writer),
-            codec,
-            read_buffer: BytesMut::new(),
-            write_buffer: BytesMut::new(),
-            reader_done: false,
+            sender: StdioSender {
+                writer: Some(writer),
+                codec: codec.clone(),
+                write_buffer: BytesMut::new(),
+            },
+            receiver: StdioReceiver {
+                reader,
+                codec,
+                read_buffer: BytesMut::new(),
+                reader_done: false,
+            },
         }
     }
 
     /// The longest line `recv` accepts, not counting the line ending.
     pub fn max_line_length(&self) -> usize {
-        self.codec.max_line_length()
+        self.receiver.codec.max_line_length()
     }
 
-    /// Whether [`close`](Transport::close) has ended the sending side.
+    /// Whether [`close`](Self::close) has ended the sending side.
     pub fn is_closed(&self) -> bool {
-        self.writer.is_none()
+        self.sender.writer.is_none()
     }
 }
 
 impl<R, W> StdioTransport<R, W>
 where
-    R: AsyncRead + Unpin + Send,
-    W: AsyncWrite + Unpin + Send,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
 {
+    /// Sends one packet as one line and flushes it.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails or the sending side was closed.
+    pub async fn send(&mut self, packet: Packet) -> Result<(), Error> {
+        self.sender.send(packet).await
+    }
+
+    /// Receives the next packet; see [`TransportReceiver::recv`].
+    pub async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
+        self.receiver.recv().await
+    }
+
+    /// Flushes and ends the sending side.
+    ///
+    /// # Errors
+    ///
+    /// When flushing or shutting the writer down fails.
+    pub async fn close(&mut self) -> Result<(), Error> {
+        self.sender.close().await
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send> StdioReceiver<R> {
     /// The next decoded line from what is already buffered, if any.
     fn decode_buffered(&mut self) -> Option<Inbound> {
         let outcome = if self.reader_done {
@@ -159,9 +223,19 @@ where
 
 impl<R, W> Transport for StdioTransport<R, W>
 where
-    R: AsyncRead + Unpin + Send,
-    W: AsyncWrite + Unpin + Send,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
 {
+    type Error = Error;
+    type Sender = StdioSender<W>;
+    type Receiver = StdioReceiver<R>;
+
+    fn split(self) -> (StdioSender<W>, StdioReceiver<R>) {
+        (self.sender, self.receiver)
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> {
     type Error = Error;
 
     async fn send(&mut self, packet: Packet) -> Result<(), Error> {
@@ -179,6 +253,25 @@ where
         }
         Ok(())
     }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        // Taken first, so that the writer is dropped (and the stream
+        // closed) even when flushing fails.
+        let Some(mut writer) = self.writer.take() else {
+            return Ok(());
+        };
+        writer
+            .write_all_buf(&mut self.write_buffer)
+            .await
+            .map_err(Error::Write)?;
+        writer.flush().await.map_err(Error::Write)?;
+        writer.shutdown().await.map_err(Error::Write)?;
+        Ok(())
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> TransportReceiver for StdioReceiver<R> {
+    type Error = Error;
 
     async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
         // Cancel safety: the only await is `read_buf`, which reads nothing
@@ -201,21 +294,6 @@ where
                 Err(error) => return Some(Err(Error::Read(error))),
             }
         }
-    }
-
-    async fn close(&mut self) -> Result<(), Error> {
-        // Taken first, so that the writer is dropped (and the stream
-        // closed) even when flushing fails.
-        let Some(mut writer) = self.writer.take() else {
-            return Ok(());
-        };
-        writer
-            .write_all_buf(&mut self.write_buffer)
-            .await
-            .map_err(Error::Write)?;
-        writer.flush().await.map_err(Error::Write)?;
-        writer.shutdown().await.map_err(Error::Write)?;
-        Ok(())
     }
 }
 
@@ -254,9 +332,9 @@ mod tests {
                     Err(_) if feeder.is_finished() => idle_polls_after_feeding += 1,
                     Err(_) => {}
                 }
-                assert!(transport.read_buffer.len() <= bound);
+                assert!(transport.receiver.read_buffer.len() <= bound);
                 // The allocator may round up, but not in step with the input.
-                assert!(transport.read_buffer.capacity() <= 4 * bound);
+                assert!(transport.receiver.read_buffer.capacity() <= 4 * bound);
             }
         };
         timeout(Duration::from_secs(20), watch).await.unwrap();

@@ -11,7 +11,7 @@ use std::future::Future;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
 
-use mcpwire_jsonrpc::{ErrorCode, Inbound, Message, Packet, Request, Transport};
+use mcpwire_jsonrpc::{ErrorCode, Inbound, Message, Packet, Request};
 use mcpwire_stdio::{ChildError, ChildTransport, Error, ShutdownOutcome, StderrMode, StdioClient};
 use nix::sys::signal::Signal;
 use serde_json::json;

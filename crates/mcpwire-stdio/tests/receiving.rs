@@ -10,7 +10,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use mcpwire_jsonrpc::{ErrorCode, Inbound, LineCodec, Message, Packet, Request, Transport};
+use mcpwire_jsonrpc::{ErrorCode, Inbound, LineCodec, Message, Packet, Request};
 use mcpwire_stdio::{Error, StdioTransport};
 use serde_json::json;
 use tokio::io::{AsyncWriteExt, DuplexStream, duplex};

@@ -10,7 +10,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, Request, Response, Transport};
+use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, Request, Response};
 use mcpwire_stdio::{Error, StdioTransport};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, DuplexStream, duplex};

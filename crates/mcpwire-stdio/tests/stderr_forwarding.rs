@@ -11,7 +11,7 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcpwire_jsonrpc::{Inbound, Notification, Packet, Transport};
+use mcpwire_jsonrpc::{Inbound, Notification, Packet};
 use mcpwire_stdio::{ShutdownOutcome, StdioClient};
 use tokio::time::timeout;
 use tracing::field::{Field, Visit};

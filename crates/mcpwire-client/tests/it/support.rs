@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcpwire_client::{Client, ClientConfig};
 use mcpwire_jsonrpc::memory::{self, MemoryTransport};
-use mcpwire_jsonrpc::{Inbound, Packet, Transport};
+use mcpwire_jsonrpc::{Inbound, Packet, Transport, TransportReceiver, TransportSender};
 use mcpwire_server::{Cancellation, Context, HandlerError, Server, ServerBuilder};
 use mcpwire_types::{
     CallToolResult, ClientCapabilities, GetPromptResult, Implementation, LoggingLevel, Prompt,
@@ -191,11 +191,31 @@ pub(crate) struct PeerGone;
 /// A transport carrying newline-free JSON texts as bytes, so that a
 /// scripted peer can send anything, garbage included.
 pub(crate) struct LineTransport {
+    sender: LineSender,
+    receiver: LineReceiver,
+}
+
+/// The sending half of a [`LineTransport`].
+pub(crate) struct LineSender {
     outgoing: Option<mpsc::UnboundedSender<Vec<u8>>>,
+}
+
+/// The receiving half of a [`LineTransport`].
+pub(crate) struct LineReceiver {
     incoming: mpsc::UnboundedReceiver<Vec<u8>>,
 }
 
 impl Transport for LineTransport {
+    type Error = PeerGone;
+    type Sender = LineSender;
+    type Receiver = LineReceiver;
+
+    fn split(self) -> (LineSender, LineReceiver) {
+        (self.sender, self.receiver)
+    }
+}
+
+impl TransportSender for LineSender {
     type Error = PeerGone;
 
     async fn send(&mut self, packet: Packet) -> Result<(), PeerGone> {
@@ -203,14 +223,18 @@ impl Transport for LineTransport {
         outgoing.send(packet.to_vec()).map_err(|_| PeerGone)
     }
 
-    async fn recv(&mut self) -> Option<Result<Inbound, PeerGone>> {
-        let line = self.incoming.recv().await?;
-        Some(Ok(Inbound::from_slice(&line)))
-    }
-
     async fn close(&mut self) -> Result<(), PeerGone> {
         self.outgoing = None;
         Ok(())
+    }
+}
+
+impl TransportReceiver for LineReceiver {
+    type Error = PeerGone;
+
+    async fn recv(&mut self) -> Option<Result<Inbound, PeerGone>> {
+        let line = self.incoming.recv().await?;
+        Some(Ok(Inbound::from_slice(&line)))
     }
 }
 
@@ -226,8 +250,12 @@ pub(crate) fn scripted() -> (LineTransport, ScriptedPeer) {
     let (to_client, client_rx) = mpsc::unbounded_channel();
     let (client_tx, from_client) = mpsc::unbounded_channel();
     let transport = LineTransport {
-        outgoing: Some(client_tx),
-        incoming: client_rx,
+        sender: LineSender {
+            outgoing: Some(client_tx),
+        },
+        receiver: LineReceiver {
+            incoming: client_rx,
+        },
     };
     let peer = ScriptedPeer {
         to_client: Some(to_client),

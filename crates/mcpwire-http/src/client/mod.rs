@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, StatusCode, Uri};
-use mcpwire_jsonrpc::{Inbound, Packet, Transport};
+use mcpwire_jsonrpc::{Inbound, Packet, Transport, TransportReceiver, TransportSender};
 use tokio::sync::mpsc;
 
 pub use error::{BuildError, Error, StatusError, codes};
@@ -100,17 +100,43 @@ pub enum FirstPostOutcome {
 /// # }
 /// ```
 pub struct StreamableHttpClient {
+    sender: HttpSender,
+    receiver: HttpReceiver,
+}
+
+/// The sending half of a [`StreamableHttpClient`]: POSTs, and the streams
+/// they open, run in tasks of their own.
+pub struct HttpSender {
     shared: Arc<Shared>,
+}
+
+/// The receiving half of a [`StreamableHttpClient`]: every message any of
+/// its HTTP responses or streams carried, in arrival order.
+pub struct HttpReceiver {
     inbound: mpsc::Receiver<Inbound>,
+}
+
+impl fmt::Debug for HttpSender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpSender")
+            .field("endpoint", &self.shared.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for HttpReceiver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpReceiver").finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for StreamableHttpClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamableHttpClient")
-            .field("endpoint", &self.shared.endpoint)
-            .field("protocol_version", &self.shared.protocol_version())
-            .field("has_session", &self.shared.session_id().is_some())
-            .field("closed", &self.shared.is_closed())
+            .field("endpoint", &self.sender.shared.endpoint)
+            .field("protocol_version", &self.sender.shared.protocol_version())
+            .field("has_session", &self.sender.shared.session_id().is_some())
+            .field("closed", &self.sender.shared.is_closed())
             .finish()
     }
 }
@@ -151,44 +177,71 @@ impl StreamableHttpClient {
         let http = connector::build(&options, https)?;
         let (sender, inbound) = mpsc::channel(options.inbound_capacity);
         Ok(Self {
-            shared: Arc::new(Shared::new(endpoint, options, http, sender)),
-            inbound,
+            sender: HttpSender {
+                shared: Arc::new(Shared::new(endpoint, options, http, sender)),
+            },
+            receiver: HttpReceiver { inbound },
         })
     }
 
     /// The MCP endpoint.
     pub fn endpoint(&self) -> &Uri {
-        &self.shared.endpoint
+        &self.sender.shared.endpoint
     }
 
     /// The session id the server assigned, if any.
     pub fn session_id(&self) -> Option<String> {
-        self.shared.session_id()
+        self.sender.shared.session_id()
     }
 
     /// The protocol revision the client is speaking, as last learned (from
     /// the `initialize` result or a request's `_meta`).
     pub fn protocol_version(&self) -> Option<String> {
-        self.shared.protocol_version()
+        self.sender.shared.protocol_version()
     }
 
     /// How the server answered the first POST, once it has.
     pub fn first_post_outcome(&self) -> Option<FirstPostOutcome> {
-        self.shared.first_post_outcome()
+        self.sender.shared.first_post_outcome()
     }
 
     /// Sets a header sent with every later HTTP request (for example a
     /// refreshed `Authorization`), replacing any value it had.
     pub fn set_header(&self, name: HeaderName, value: HeaderValue) {
-        self.shared.set_header(name, Some(value));
+        self.sender.shared.set_header(name, Some(value));
     }
 
     /// Stops sending a header set with [`set_header`](Self::set_header) or
     /// the options.
     pub fn remove_header(&self, name: HeaderName) {
-        self.shared.set_header(name, None);
+        self.sender.shared.set_header(name, None);
     }
 
+    /// Sends a packet (see [`HttpSender`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`TransportSender::send`].
+    pub async fn send(&mut self, packet: Packet) -> Result<(), Error> {
+        self.sender.send(packet).await
+    }
+
+    /// The next message from the server; `None` once closed.
+    pub async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
+        self.receiver.recv().await
+    }
+
+    /// Ends the session (DELETE) and the transport.
+    ///
+    /// # Errors
+    ///
+    /// Never in practice: a failed DELETE is only logged.
+    pub async fn close(&mut self) -> Result<(), Error> {
+        self.sender.close().await
+    }
+}
+
+impl HttpSender {
     /// Opens the standalone GET stream if it is wanted and not open yet.
     fn open_get_stream(&self) {
         if let Some(generation) = self.shared.claim_get_stream() {
@@ -200,6 +253,16 @@ impl StreamableHttpClient {
 }
 
 impl Transport for StreamableHttpClient {
+    type Error = Error;
+    type Sender = HttpSender;
+    type Receiver = HttpReceiver;
+
+    fn split(self) -> (HttpSender, HttpReceiver) {
+        (self.sender, self.receiver)
+    }
+}
+
+impl TransportSender for HttpSender {
     type Error = Error;
 
     async fn send(&mut self, packet: Packet) -> Result<(), Error> {
@@ -223,11 +286,6 @@ impl Transport for StreamableHttpClient {
             self.open_get_stream();
         }
         result
-    }
-
-    async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
-        // `mpsc::Receiver::recv` is cancel safe.
-        self.inbound.recv().await.map(Ok)
     }
 
     async fn close(&mut self) -> Result<(), Error> {
@@ -255,7 +313,16 @@ impl Transport for StreamableHttpClient {
     }
 }
 
-impl Drop for StreamableHttpClient {
+impl TransportReceiver for HttpReceiver {
+    type Error = Error;
+
+    async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
+        // `mpsc::Receiver::recv` is cancel safe.
+        self.inbound.recv().await.map(Ok)
+    }
+}
+
+impl Drop for HttpSender {
     fn drop(&mut self) {
         // Stop the background tasks; the session is left for the server to
         // expire, since a DELETE needs an await.

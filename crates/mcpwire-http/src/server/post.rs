@@ -21,7 +21,7 @@ use super::service::Shared;
 use super::stateless;
 use super::store::{Envelope, SessionId, StoreError, StreamKey};
 use super::transport::SessionTransport;
-use super::writer::SessionWriter;
+use super::writer::session_halves;
 use crate::headers::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 
 /// Answers a POST to the MCP endpoint.
@@ -247,7 +247,7 @@ async fn create_session(
         .await
         .map_err(|e| store_failed(&e))?;
     shared.add_local_session(&id);
-    shared.connect(SessionTransport::session(SessionWriter::new(
+    shared.connect(SessionTransport::session(session_halves(
         shared,
         id.clone(),
         inbox,

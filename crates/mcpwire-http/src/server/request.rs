@@ -13,65 +13,97 @@ use super::service::Shared;
 use super::store::StreamEvent;
 use super::transport::{CancelSignal, LiveTransport, TransportError};
 
-/// The runtime's end of a stateless request.
-pub(crate) struct RequestWriter {
-    live: LiveTransport,
+/// The runtime's end of a stateless request, as two halves: the outbox
+/// streams onto the POST's response, the inbox yields the POSTed message
+/// and then, if the client leaves before the answer, a cancellation.
+pub(crate) fn request_halves(
+    shared: &Arc<Shared>,
+    message: Message,
+    cancel: Arc<CancelSignal>,
+    outbound: mpsc::Sender<StreamEvent>,
+    answers_only: bool,
+) -> (RequestOutbox, RequestInbox) {
+    let request = match &message {
+        Message::Request(request) => Some((request.id.clone(), request.method.clone())),
+        _ => None,
+    };
+    // Fired by the outbox once the answer is sent (or it is closed), so
+    // that the inbox ends and the runtime lets the request go.
+    let answered = Arc::new(CancelSignal::default());
+    let outbox = RequestOutbox {
+        live: LiveTransport::new(shared),
+        request: request.clone(),
+        answered: answered.clone(),
+        outbound: Some(outbound),
+        answers_only,
+        next_seq: 1,
+    };
+    let inbox = RequestInbox {
+        message: Some(Inbound::Single(message)),
+        request_id: request.map(|(id, _)| id),
+        cancel,
+        answered,
+        done: false,
+    };
+    (outbox, inbox)
+}
+
+/// The receiving half of a stateless request's transport.
+pub(crate) struct RequestInbox {
     message: Option<Inbound>,
+    /// The request's id; `None` for a notification.
+    request_id: Option<RequestId>,
+    cancel: Arc<CancelSignal>,
+    answered: Arc<CancelSignal>,
+    done: bool,
+}
+
+/// The sending half of a stateless request's transport.
+pub(crate) struct RequestOutbox {
+    live: LiveTransport,
     /// The request's id and method; `None` for a notification.
     request: Option<(RequestId, String)>,
-    cancel: Arc<CancelSignal>,
-    cancel_delivered: bool,
+    answered: Arc<CancelSignal>,
     outbound: Option<mpsc::Sender<StreamEvent>>,
     answers_only: bool,
     next_seq: u64,
 }
 
-impl RequestWriter {
-    pub(crate) fn new(
-        shared: &Arc<Shared>,
-        message: Message,
-        cancel: Arc<CancelSignal>,
-        outbound: mpsc::Sender<StreamEvent>,
-        answers_only: bool,
-    ) -> Self {
-        let request = match &message {
-            Message::Request(request) => Some((request.id.clone(), request.method.clone())),
-            _ => None,
-        };
-        Self {
-            live: LiveTransport::new(shared),
-            message: Some(Inbound::Single(message)),
-            request,
-            cancel,
-            cancel_delivered: false,
-            outbound: Some(outbound),
-            answers_only,
-            next_seq: 1,
-        }
-    }
-
+impl RequestInbox {
     /// The POSTed message, then (for a request) a cancellation if the client
     /// closes the stream before the answer, then `None`.
     pub(crate) async fn recv(&mut self) -> Option<Inbound> {
         if let Some(message) = self.message.take() {
             return Some(message);
         }
-        let (id, _) = self.request.as_ref()?;
-        if self.outbound.is_none() || self.cancel_delivered {
+        let id = self.request_id.as_ref()?;
+        if self.done {
             return None;
         }
-        self.cancel.fired().await;
-        self.cancel_delivered = true;
-        // Closing the response stream is the cancellation (2026-07-28): the
-        // runtime learns it as the notification stdio would carry.
-        let params = serde_json::json!({
-            "requestId": id,
-            "reason": "the client closed the HTTP response stream",
-        });
-        let notification = Notification::new("notifications/cancelled", &params).ok()?;
-        Some(Inbound::Single(Message::Notification(notification)))
+        // Both waits are cancel safe: a firing is kept until it is seen.
+        tokio::select! {
+            biased;
+            () = self.answered.fired() => {
+                self.done = true;
+                None
+            }
+            () = self.cancel.fired() => {
+                self.done = true;
+                // Closing the response stream is the cancellation
+                // (2026-07-28): the runtime learns it as the notification
+                // stdio would carry.
+                let params = serde_json::json!({
+                    "requestId": id,
+                    "reason": "the client closed the HTTP response stream",
+                });
+                let notification = Notification::new("notifications/cancelled", &params).ok()?;
+                Some(Inbound::Single(Message::Notification(notification)))
+            }
+        }
     }
+}
 
+impl RequestOutbox {
     pub(crate) async fn send(&mut self, packet: Packet) -> Result<(), TransportError> {
         let Some(outbound) = self.outbound.as_ref() else {
             tracing::debug!("dropping a message sent after the request was answered");
@@ -104,7 +136,7 @@ impl RequestWriter {
         let timeout = self.live.shared().config.send_timeout;
         let sent = tokio::time::timeout(timeout, outbound.send(event)).await;
         if last {
-            self.outbound = None;
+            self.close();
         }
         match sent {
             Ok(Ok(())) => Ok(()),
@@ -115,5 +147,6 @@ impl RequestWriter {
 
     pub(crate) fn close(&mut self) {
         self.outbound = None;
+        self.answered.fire();
     }
 }

@@ -15,7 +15,7 @@ use super::body::{HttpResponse, empty, rpc_error};
 use super::config::ResponseMode;
 use super::memory::ReceiverStream;
 use super::reader::{Outgoing, StreamGuard, respond};
-use super::request::RequestWriter;
+use super::request::request_halves;
 use super::service::Shared;
 use super::transport::{CancelSignal, SessionTransport};
 use super::validate::check_headers;
@@ -71,8 +71,8 @@ pub(crate) async fn handle(shared: &Arc<Shared>, parts: &Parts, inbound: Inbound
         return empty(StatusCode::TOO_MANY_REQUESTS);
     };
     let guard = guard.cancelling(cancel.clone());
-    let writer = RequestWriter::new(shared, message, cancel, outbound, answers_only);
-    shared.connect(SessionTransport::request(writer));
+    let halves = request_halves(shared, message, cancel, outbound, answers_only);
+    shared.connect(SessionTransport::request(halves));
     if !is_request {
         // HTTP-09: a notification is accepted with 202.
         return empty(StatusCode::ACCEPTED);

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mcpwire_jsonrpc::{Inbound, Packet, RequestId, Transport};
+use mcpwire_jsonrpc::{Inbound, Packet, RequestId, Transport, TransportReceiver, TransportSender};
 use tokio::sync::Notify;
 
-use super::request::RequestWriter;
+use super::request::{RequestInbox, RequestOutbox};
 use super::service::Shared;
 use super::store::{SessionId, StoreError, StreamEvent, StreamKey};
-use super::writer::SessionWriter;
+use super::writer::{SessionInbox, SessionOutbox};
 
 /// The failure of a [`SessionTransport`].
 #[derive(Debug, thiserror::Error)]
@@ -50,12 +50,28 @@ pub enum TransportError {
 /// * `close` ends the session (later requests with its id get 404) or
 ///   the stateless request's stream.
 pub struct SessionTransport {
-    inner: Inner,
+    sender: SessionSender,
+    receiver: SessionReceiver,
 }
 
-enum Inner {
-    Session(SessionWriter),
-    Request(RequestWriter),
+/// The sending half of a [`SessionTransport`].
+pub struct SessionSender {
+    inner: SenderInner,
+}
+
+/// The receiving half of a [`SessionTransport`].
+pub struct SessionReceiver {
+    inner: ReceiverInner,
+}
+
+enum SenderInner {
+    Session(SessionOutbox),
+    Request(RequestOutbox),
+}
+
+enum ReceiverInner {
+    Session(SessionInbox),
+    Request(RequestInbox),
 }
 
 impl std::fmt::Debug for SessionTransport {
@@ -66,43 +82,111 @@ impl std::fmt::Debug for SessionTransport {
     }
 }
 
+impl std::fmt::Debug for SessionSender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionSender").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for SessionReceiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionReceiver").finish_non_exhaustive()
+    }
+}
+
 impl SessionTransport {
-    pub(crate) fn session(writer: SessionWriter) -> Self {
+    pub(crate) fn session((outbox, inbox): (SessionOutbox, SessionInbox)) -> Self {
         Self {
-            inner: Inner::Session(writer),
+            sender: SessionSender {
+                inner: SenderInner::Session(outbox),
+            },
+            receiver: SessionReceiver {
+                inner: ReceiverInner::Session(inbox),
+            },
         }
     }
 
-    pub(crate) fn request(writer: RequestWriter) -> Self {
+    pub(crate) fn request((outbox, inbox): (RequestOutbox, RequestInbox)) -> Self {
         Self {
-            inner: Inner::Request(writer),
+            sender: SessionSender {
+                inner: SenderInner::Request(outbox),
+            },
+            receiver: SessionReceiver {
+                inner: ReceiverInner::Request(inbox),
+            },
         }
     }
 
     /// The session's id; `None` for a stateless request.
     pub fn session_id(&self) -> Option<&SessionId> {
-        match &self.inner {
-            Inner::Session(writer) => Some(writer.id()),
-            Inner::Request(_) => None,
+        match &self.receiver.inner {
+            ReceiverInner::Session(inbox) => Some(inbox.id()),
+            ReceiverInner::Request(_) => None,
         }
     }
 
     /// Whether this serves one stateless (2026-07-28) request.
     pub fn is_stateless(&self) -> bool {
-        matches!(self.inner, Inner::Request(_))
+        matches!(self.receiver.inner, ReceiverInner::Request(_))
     }
 
     /// A handle to control the session from elsewhere (close a stream for
     /// SSE polling, terminate the session).
     pub fn handle(&self) -> SessionHandle {
-        match &self.inner {
-            Inner::Session(writer) => writer.handle(),
-            Inner::Request(_) => SessionHandle { target: None },
+        match &self.receiver.inner {
+            ReceiverInner::Session(inbox) => inbox.handle(),
+            ReceiverInner::Request(_) => SessionHandle { target: None },
         }
+    }
+
+    /// Sends a packet with no related request (see [`SessionSender`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`TransportSender::send`].
+    pub async fn send(&mut self, packet: Packet) -> Result<(), TransportError> {
+        self.sender.send(packet).await
+    }
+
+    /// Sends a packet on the stream of the client request `related`.
+    ///
+    /// # Errors
+    ///
+    /// As [`TransportSender::send_related`].
+    pub async fn send_related(
+        &mut self,
+        packet: Packet,
+        related: Option<&RequestId>,
+    ) -> Result<(), TransportError> {
+        self.sender.send_related(packet, related).await
+    }
+
+    /// The next message a client sent; `None` once the session ended.
+    pub async fn recv(&mut self) -> Option<Result<Inbound, TransportError>> {
+        self.receiver.recv().await
+    }
+
+    /// Ends the session (or the stateless request's stream).
+    ///
+    /// # Errors
+    ///
+    /// When the session store fails.
+    pub async fn close(&mut self) -> Result<(), TransportError> {
+        self.sender.close().await
     }
 }
 
 impl Transport for SessionTransport {
+    type Error = TransportError;
+    type Sender = SessionSender;
+    type Receiver = SessionReceiver;
+
+    fn split(self) -> (SessionSender, SessionReceiver) {
+        (self.sender, self.receiver)
+    }
+}
+
+impl TransportSender for SessionSender {
     type Error = TransportError;
 
     async fn send(&mut self, packet: Packet) -> Result<(), TransportError> {
@@ -115,25 +199,29 @@ impl Transport for SessionTransport {
         related: Option<&RequestId>,
     ) -> Result<(), TransportError> {
         match &mut self.inner {
-            Inner::Session(writer) => writer.send(packet, related).await,
-            Inner::Request(writer) => writer.send(packet).await,
-        }
-    }
-
-    async fn recv(&mut self) -> Option<Result<Inbound, TransportError>> {
-        match &mut self.inner {
-            Inner::Session(writer) => writer.recv().await.map(Ok),
-            Inner::Request(writer) => writer.recv().await.map(Ok),
+            SenderInner::Session(outbox) => outbox.send(packet, related).await,
+            SenderInner::Request(outbox) => outbox.send(packet).await,
         }
     }
 
     async fn close(&mut self) -> Result<(), TransportError> {
         match &mut self.inner {
-            Inner::Session(writer) => writer.close().await,
-            Inner::Request(writer) => {
-                writer.close();
+            SenderInner::Session(outbox) => outbox.close().await,
+            SenderInner::Request(outbox) => {
+                outbox.close();
                 Ok(())
             }
+        }
+    }
+}
+
+impl TransportReceiver for SessionReceiver {
+    type Error = TransportError;
+
+    async fn recv(&mut self) -> Option<Result<Inbound, TransportError>> {
+        match &mut self.inner {
+            ReceiverInner::Session(inbox) => inbox.recv().await.map(Ok),
+            ReceiverInner::Request(inbox) => inbox.recv().await.map(Ok),
         }
     }
 }

@@ -281,32 +281,55 @@ fn negotiated(message: &Message) -> Handshake {
     Handshake::Negotiated(version)
 }
 
-/// The runtime's end of a handshake-era session.
-pub(crate) struct SessionWriter {
+/// The runtime's end of a handshake-era session, as two halves: the
+/// outbox sends on the session's streams, the inbox yields what clients
+/// POSTed. They share the routing table (which request is on which stream).
+pub(crate) fn session_halves(
+    shared: &Arc<Shared>,
     id: SessionId,
     inbox: Inbox,
+) -> (SessionOutbox, SessionInbox) {
+    let routing: SharedRouting = Arc::new(Mutex::new(Routing::new()));
+    let outbox = SessionOutbox {
+        id: id.clone(),
+        routing: routing.clone(),
+        live: LiveTransport::new(shared),
+        closed: false,
+    };
+    let inbox = SessionInbox {
+        id,
+        inbox,
+        routing,
+        shared: shared.clone(),
+        closed: false,
+    };
+    (outbox, inbox)
+}
+
+/// The receiving half of a session's transport.
+pub(crate) struct SessionInbox {
+    id: SessionId,
+    inbox: Inbox,
+    routing: SharedRouting,
+    shared: Arc<Shared>,
+    closed: bool,
+}
+
+/// The sending half of a session's transport; dropping it ends the session.
+pub(crate) struct SessionOutbox {
+    id: SessionId,
     routing: SharedRouting,
     live: LiveTransport,
     closed: bool,
 }
 
-impl SessionWriter {
-    pub(crate) fn new(shared: &Arc<Shared>, id: SessionId, inbox: Inbox) -> Self {
-        Self {
-            id,
-            inbox,
-            routing: Arc::new(Mutex::new(Routing::new())),
-            live: LiveTransport::new(shared),
-            closed: false,
-        }
-    }
-
+impl SessionInbox {
     pub(crate) fn id(&self) -> &SessionId {
         &self.id
     }
 
     fn shared(&self) -> &Arc<Shared> {
-        self.live.shared()
+        &self.shared
     }
 
     pub(crate) fn handle(&self) -> SessionHandle {
@@ -338,6 +361,12 @@ impl SessionWriter {
             });
         }
         Some(inbound)
+    }
+}
+
+impl SessionOutbox {
+    fn shared(&self) -> &Arc<Shared> {
+        self.live.shared()
     }
 
     /// Sends a packet on the stream of the request it belongs to.
@@ -421,7 +450,7 @@ impl SessionWriter {
     }
 }
 
-impl Drop for SessionWriter {
+impl Drop for SessionOutbox {
     fn drop(&mut self) {
         if self.closed {
             return;

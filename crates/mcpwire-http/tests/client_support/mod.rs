@@ -32,7 +32,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use mcpwire_http::sse::Event;
-use mcpwire_jsonrpc::{Inbound, Message, Packet, Request as RpcRequest, Transport};
+use mcpwire_jsonrpc::{Inbound, Message, Packet, Request as RpcRequest};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -262,7 +262,7 @@ pub fn request(id: i64, method: &str, params: Value) -> Packet {
 }
 
 /// The next message from `transport`, which must be a single message.
-pub async fn next_message<T: Transport>(transport: &mut T) -> Message {
+pub async fn next_message(transport: &mut mcpwire_http::client::StreamableHttpClient) -> Message {
     match transport.recv().await {
         Some(Ok(Inbound::Single(message))) => message,
         other => panic!("expected a message, got {other:?}"),

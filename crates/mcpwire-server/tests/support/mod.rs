@@ -16,7 +16,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use mcpwire_jsonrpc::memory::{self, MemoryTransport};
-use mcpwire_jsonrpc::{Inbound, Packet, Transport};
+use mcpwire_jsonrpc::{Inbound, Packet};
 use mcpwire_server::{ServeError, Server};
 use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
