@@ -12,6 +12,7 @@
 //! | `server` | `server` | `mcpwire-server` | the server runtime |
 //! | `client` | `client` | `mcpwire-client` | the client runtime |
 //! | `stdio` | `stdio` | `mcpwire-stdio` | the stdio transport |
+//! | `http` | `http` | `mcpwire-http` | the Streamable HTTP transport (server and client) |
 //!
 //! Transports and runtimes meet here or in your code: any runtime serves
 //! any transport, e.g. `server.serve(mcpwire::stdio::stdio())`.
@@ -21,6 +22,8 @@ pub use mcpwire_types as types;
 
 #[cfg(feature = "client")]
 pub use mcpwire_client as client;
+#[cfg(feature = "http")]
+pub use mcpwire_http as http;
 #[cfg(feature = "server")]
 pub use mcpwire_server as server;
 #[cfg(any(feature = "server", feature = "client"))]

@@ -1,0 +1,62 @@
+//! The legacy client's errors.
+
+use std::time::Duration;
+
+use http::StatusCode;
+
+/// A boxed error from the HTTP stack (hyper, the socket).
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The failure of a [`LegacySseClient`](super::LegacySseClient).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The URL could not be parsed, or is not absolute.
+    #[error("invalid URL {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The URL's scheme is not `http`. (HTTPS needs a TLS connector, which
+    /// this crate does not have of its own; see the crate documentation.)
+    #[error("unsupported URL scheme {0:?}: the legacy client speaks plain http")]
+    UnsupportedScheme(String),
+    /// The HTTP exchange failed: the connection was refused or broke.
+    #[error("the HTTP request failed")]
+    Request(#[source] BoxError),
+    /// The server did not answer (or send the `endpoint` event) in time.
+    #[error("the server did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The server answered with an HTTP error status.
+    #[error("the server answered HTTP {status}")]
+    Status {
+        /// The status.
+        status: StatusCode,
+        /// The `WWW-Authenticate` header, if any (401, 403).
+        www_authenticate: Option<String>,
+    },
+    /// The GET was answered, but not with an SSE stream.
+    #[error("the server answered the GET with {0:?}, not text/event-stream")]
+    NotEventStream(String),
+    /// The SSE stream did not start with an `endpoint` event (LEG-04).
+    #[error("no endpoint event: {0}")]
+    NoEndpoint(String),
+    /// The `endpoint` event names a URI on another origin than the SSE
+    /// URL's. Following it would send the session's messages to a third
+    /// party, so the client refuses.
+    #[error("the endpoint {0:?} is on another origin than the SSE stream")]
+    CrossOriginEndpoint(String),
+    /// The `endpoint` event's data is not a usable URI.
+    #[error("the endpoint {uri:?} is not a usable URI: {reason}")]
+    InvalidEndpoint {
+        /// The event's data.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The transport was closed.
+    #[error("the transport is closed")]
+    Closed,
+}

@@ -1,0 +1,156 @@
+//! The legacy client's reading side: opening the SSE stream until its
+//! `endpoint` event, then reading `message` events in a task of its own.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use http::{HeaderMap, Method, Request, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use mcpwire_http::sse::{Decoder, MESSAGE};
+use mcpwire_jsonrpc::{ClassifyError, Inbound};
+use tokio::sync::mpsc;
+
+use super::HttpClient;
+use super::error::Error;
+
+/// What an inbound queue carries.
+pub(crate) type Item = Result<Inbound, Error>;
+
+/// An SSE stream whose `endpoint` event has been read.
+pub(crate) struct Opened {
+    pub(crate) body: Incoming,
+    /// Holds the events that came in the same chunks as `endpoint`.
+    pub(crate) decoder: Decoder,
+    /// The `endpoint` event's data.
+    pub(crate) endpoint: String,
+}
+
+/// GETs the SSE URL and reads up to the first event, which must be
+/// `endpoint` (LEG-04), all within `timeout`.
+pub(crate) async fn open(
+    http: &HttpClient,
+    url: &Uri,
+    headers: &HeaderMap,
+    max_event_size: usize,
+    timeout: Duration,
+) -> Result<Opened, Error> {
+    let exchange = async {
+        let mut request = Request::builder().method(Method::GET).uri(url.clone());
+        if let Some(request_headers) = request.headers_mut() {
+            request_headers.clone_from(headers);
+            request_headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+            request_headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        }
+        let request = request
+            .body(Full::new(Bytes::new()))
+            .map_err(|error| Error::Request(error.into()))?;
+        let response = http
+            .request(request)
+            .await
+            .map_err(|error| Error::Request(error.into()))?;
+        let status = response.status();
+        if !status.is_success() {
+            let www_authenticate = response
+                .headers()
+                .get(WWW_AUTHENTICATE)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned);
+            return Err(Error::Status {
+                status,
+                www_authenticate,
+            });
+        }
+        let media = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default();
+        let essence = media.split(';').next().unwrap_or_default().trim();
+        if !essence.eq_ignore_ascii_case("text/event-stream") {
+            return Err(Error::NotEventStream(media.to_owned()));
+        }
+        let mut body = response.into_body();
+        let mut decoder = Decoder::with_max_event_size(max_event_size);
+        loop {
+            match decoder.next_event() {
+                Some(Ok(event)) if event.event_type() == "endpoint" => {
+                    return Ok(Opened {
+                        body,
+                        decoder,
+                        endpoint: event.data,
+                    });
+                }
+                Some(Ok(event)) => {
+                    let kind = event.event_type().to_owned();
+                    return Err(Error::NoEndpoint(format!("the first event was {kind:?}")));
+                }
+                Some(Err(error)) => return Err(Error::NoEndpoint(error.to_string())),
+                None => match body.frame().await {
+                    None => {
+                        return Err(Error::NoEndpoint(
+                            "the stream ended before any event".to_owned(),
+                        ));
+                    }
+                    Some(Err(error)) => return Err(Error::Request(error.into())),
+                    Some(Ok(frame)) => {
+                        if let Some(data) = frame.data_ref() {
+                            decoder.feed(data);
+                        }
+                    }
+                },
+            }
+        }
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .map_err(|_| Error::Timeout(timeout))?
+}
+
+/// Reads the rest of the stream into `inbound`: each `message` event as a
+/// classified packet (LEG-06), other events ignored. Ends when the stream
+/// does, or when nobody receives any more; the connection then closes,
+/// which ends the session on the server.
+pub(crate) async fn run(mut opened: Opened, inbound: mpsc::Sender<Item>) {
+    loop {
+        while let Some(event) = opened.decoder.next_event() {
+            let packet = match event {
+                Ok(event) if event.event_type() != MESSAGE => {
+                    tracing::debug!(
+                        event = event.event_type(),
+                        "ignoring an SSE event that is not a message"
+                    );
+                    continue;
+                }
+                // An empty event carries no message.
+                Ok(event) if event.data.trim().is_empty() => continue,
+                Ok(event) => Inbound::from_slice(event.data.as_bytes()),
+                Err(error) => {
+                    Inbound::Invalid(ClassifyError::invalid_request(error.to_string(), None))
+                }
+            };
+            if inbound.send(Ok(packet)).await.is_err() {
+                return;
+            }
+        }
+        tokio::select! {
+            frame = opened.body.frame() => match frame {
+                None => {
+                    tracing::debug!("the legacy server ended the SSE stream");
+                    return;
+                }
+                Some(Err(error)) => {
+                    let _ = inbound.send(Err(Error::Request(error.into()))).await;
+                    return;
+                }
+                Some(Ok(frame)) => {
+                    if let Some(data) = frame.data_ref() {
+                        opened.decoder.feed(data);
+                    }
+                }
+            },
+            () = inbound.closed() => return,
+        }
+    }
+}

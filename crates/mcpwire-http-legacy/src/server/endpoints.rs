@@ -1,0 +1,203 @@
+//! The two legacy endpoints: GET of the SSE path opens a session (LEG-03,
+//! LEG-04), POST of the message path delivers one client message to it
+//! (LEG-05).
+
+use core::error::Error as StdError;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::request::Parts;
+use http::{HeaderMap, StatusCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use mcpwire_http::sse::Event;
+use mcpwire_jsonrpc::Inbound;
+use tokio::sync::mpsc;
+
+use super::body::{HttpResponse, empty, refusal, sse, unavailable};
+use super::service::Shared;
+use super::session::{SessionState, StreamSettings, stream, wait_ended};
+use super::transport::LegacyTransport;
+
+/// The query parameter naming the session in the POST URI, as 2024-11-05
+/// servers spelled it.
+pub(crate) const SESSION_PARAMETER: &str = "sessionId";
+
+/// Opens a session: a new id, a transport for the connect hook, and the
+/// SSE stream whose first event is `endpoint`, naming the URI to POST to.
+pub(crate) fn open_session(shared: &Arc<Shared>) -> HttpResponse {
+    let config = &shared.config;
+    let Some(id) = new_session_id() else {
+        tracing::error!("the operating system's random number generator failed");
+        return refusal(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "could not create a session id",
+        );
+    };
+    let (inbox_sender, inbox) = mpsc::channel(config.inbox_capacity);
+    let (outbox, outbox_receiver) = mpsc::channel(config.stream_buffer);
+    let state = Arc::new(SessionState::new(id));
+    if !shared
+        .registry
+        .insert(&state, inbox_sender, config.max_sessions)
+    {
+        return unavailable("too many legacy sessions; try again later");
+    }
+    // A relative URI: the client resolves it against the SSE URL, so the
+    // server never has to know the name it is reached by.
+    let uri = format!("{}?{SESSION_PARAMETER}={}", config.message_path, state.id);
+    let mut endpoint = BytesMut::new();
+    if Event::new(uri)
+        .with_event("endpoint")
+        .encode(&mut endpoint)
+        .is_err()
+    {
+        shared.registry.end(&state);
+        return refusal(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the endpoint event could not be written",
+        );
+    }
+    let settings = StreamSettings {
+        keep_alive: config.keep_alive,
+        idle_timeout: config.idle_timeout,
+    };
+    let body = stream(
+        Arc::clone(&shared.registry),
+        Arc::clone(&state),
+        endpoint.freeze(),
+        outbox_receiver,
+        &settings,
+    );
+    tracing::debug!(session = %state.id, "legacy session opened");
+    let transport = LegacyTransport::new(
+        &state,
+        Arc::clone(&shared.registry),
+        outbox,
+        inbox,
+        config.send_timeout,
+    );
+    shared.connect(transport);
+    sse(body)
+}
+
+/// Delivers a POSTed message to its session: 202 once the session's inbox
+/// took it, whatever the message is (the runtime answers what is not
+/// JSON-RPC, on the stream).
+pub(crate) async fn deliver<B>(shared: &Arc<Shared>, parts: &Parts, body: B) -> HttpResponse
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let config = &shared.config;
+    let Some(id) = session_parameter(parts.uri.query()) else {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "the sessionId query parameter is required",
+        );
+    };
+    let Some((inbox, state)) = shared.registry.lookup(id) else {
+        return refusal(StatusCode::NOT_FOUND, "no such session");
+    };
+    if !is_json(&parts.headers) {
+        return refusal(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "the Content-Type must be application/json",
+        );
+    }
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > config.max_body as u64) {
+        return too_large(config.max_body);
+    }
+    let bytes: Bytes = match Limited::new(body, config.max_body).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<LengthLimitError>() => return too_large(config.max_body),
+        Err(error) => {
+            tracing::debug!(%error, "reading a legacy POST body failed");
+            return refusal(StatusCode::BAD_REQUEST, "the body could not be read");
+        }
+    };
+    state.touch();
+    let inbound = Inbound::from_slice(&bytes);
+    let mut ended = state.subscribe();
+    tokio::select! {
+        biased;
+        () = wait_ended(&mut ended) => refusal(StatusCode::NOT_FOUND, "the session has ended"),
+        queued = tokio::time::timeout(config.send_timeout, inbox.send(inbound)) => match queued {
+            Ok(Ok(())) => empty(StatusCode::ACCEPTED),
+            Ok(Err(_)) => refusal(StatusCode::NOT_FOUND, "the session has ended"),
+            Err(_) => {
+                tracing::warn!(session = %state.id, "a legacy session's runtime does not read its messages");
+                unavailable("the session is busy")
+            }
+        },
+    }
+}
+
+fn too_large(limit: usize) -> HttpResponse {
+    refusal(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("the body exceeds {limit} bytes"),
+    )
+}
+
+/// The value of the `sessionId` query parameter.
+fn session_parameter(query: Option<&str>) -> Option<&str> {
+    query?
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(name, _)| *name == SESSION_PARAMETER)
+        .map(|(_, value)| value)
+        .filter(|value| !value.is_empty())
+}
+
+/// Whether `Content-Type` is `application/json` (parameters allowed).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// 32 bytes from the operating system's CSPRNG, in hex; `None` if it
+/// failed.
+fn new_session_id() -> Option<Arc<str>> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).ok()?;
+    let mut text = String::with_capacity(64);
+    for byte in bytes {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    Some(Arc::from(text))
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_parameter_is_found_among_others() {
+        assert_eq!(session_parameter(Some("a=1&sessionId=abc")), Some("abc"));
+        assert_eq!(session_parameter(Some("sessionId=")), None);
+        assert_eq!(session_parameter(Some("sessionid=abc")), None);
+        assert_eq!(session_parameter(None), None);
+    }
+
+    #[test]
+    fn session_ids_are_long_random_and_hex() {
+        let first = new_session_id().unwrap();
+        let second = new_session_id().unwrap();
+        assert_eq!(first.len(), 64);
+        assert!(first.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(first, second);
+    }
+}

@@ -1,0 +1,49 @@
+//! The notes server over Streamable HTTP, mounted in an axum app beside an
+//! ordinary route: MCP at `/mcp`, a plain page at `/`.
+//!
+//! `notes-http [ADDRESS]` (default `127.0.0.1:0`) prints the MCP URL as its
+//! first line of stdout, then serves until interrupted (Ctrl-C drains
+//! in-flight requests).
+
+// A server binary that reports its URL on stdout before serving.
+#![allow(clippy::print_stdout)]
+
+use axum::Router;
+use axum::routing::get;
+use mcpwire::http::server::{Config, StreamableHttp};
+use mcpwire_examples::notes::{Notes, build};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .init();
+    let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    let listener = tokio::net::TcpListener::bind(&address).await?;
+    let local = listener.local_addr()?;
+
+    let notes = Notes::default();
+    let server = build(&notes)?;
+    // Each MCP session (and each stateless request) gets the same server.
+    let mcp = StreamableHttp::new(Config::default(), move |transport| {
+        let server = server.clone();
+        tokio::spawn(async move {
+            if let Err(error) = server.serve(transport).await {
+                tracing::debug!(%error, "an MCP session ended with an error");
+            }
+        });
+    });
+    let app = Router::new()
+        .route("/", get(|| async { "notes server: MCP at /mcp\n" }))
+        .route_service("/mcp", mcp);
+
+    println!("http://{local}/mcp");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
