@@ -261,4 +261,3 @@ fn ids_starting_with(notes: &Notes, partial: &str) -> Vec<String> {
         .filter(|id| id.starts_with(partial))
         .collect()
 }
-

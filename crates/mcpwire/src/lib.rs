@@ -13,6 +13,7 @@
 //! | `client` | `client` | `mcpwire-client` | the client runtime |
 //! | `stdio` | `stdio` | `mcpwire-stdio` | the stdio transport |
 //! | `http` | `http` | `mcpwire-http` | the Streamable HTTP transport (server and client) |
+//! | `http_legacy` | `http-legacy` | `mcpwire-http-legacy` | HTTP+SSE (2024-11-05) and the client's automatic fallback |
 //!
 //! Transports and runtimes meet here or in your code: any runtime serves
 //! any transport, e.g. `server.serve(mcpwire::stdio::stdio())`.
@@ -24,6 +25,8 @@ pub use mcpwire_types as types;
 pub use mcpwire_client as client;
 #[cfg(feature = "http")]
 pub use mcpwire_http as http;
+#[cfg(feature = "http-legacy")]
+pub use mcpwire_http_legacy as http_legacy;
 #[cfg(feature = "server")]
 pub use mcpwire_server as server;
 #[cfg(any(feature = "server", feature = "client"))]

@@ -1,8 +1,10 @@
 //! A client for the notes server: spawns it over stdio, then adds, searches,
 //! reads and summarizes notes, printing what it sees.
 //!
-//! `notes-client [--protocol REVISION] [SERVER-PROGRAM]`; the server
-//! defaults to the `notes-server` binary next to this one.
+//! `notes-client [--protocol REVISION] [SERVER-PROGRAM | URL]`: a program
+//! is spawned and spoken to over stdio (default: the `notes-server` binary
+//! next to this one); an `http://` URL is reached over Streamable HTTP,
+//! falling back to the legacy HTTP+SSE transport when the server has only that.
 
 // A command-line client: its report goes to stdout.
 #![allow(clippy::print_stdout)]
@@ -11,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcpwire::client::{Client, ClientConfig};
+use mcpwire::http_legacy::auto::{AutoOptions, connect_auto};
 use mcpwire::stdio::StdioClient;
 use mcpwire::types::{
     ClientCapabilities, CompleteArgument, CompletionReference, Implementation, ProtocolVersion,
@@ -25,12 +28,15 @@ fn arguments(value: Value) -> Map<String, Value> {
     }
 }
 
-/// The server program: the first free argument, else `notes-server` beside us.
-fn server_program(args: &[String]) -> PathBuf {
-    match args
-        .iter()
+/// The first argument that is neither an option nor a revision.
+fn target(args: &[String]) -> Option<&String> {
+    args.iter()
         .find(|a| !a.starts_with("--") && ProtocolVersion::parse(a).is_err())
-    {
+}
+
+/// The server program: the target, else `notes-server` beside us.
+fn server_program(args: &[String]) -> PathBuf {
+    match target(args) {
         Some(path) => PathBuf::from(path),
         None => std::env::current_exe()
             .ok()
@@ -49,13 +55,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|v| ProtocolVersion::parse(v))
         .transpose()?;
 
-    let (transport, child) = StdioClient::new(server_program(&args)).spawn()?;
     let info = Implementation::new("notes-client", env!("CARGO_PKG_VERSION"));
     let mut config = ClientConfig::new(info, ClientCapabilities::default());
     if let Some(version) = pinned {
         config = config.pinned(version);
     }
-    let client = Client::connect(transport, config).await?;
+    let url = target(&args).filter(|t| t.starts_with("http://") || t.starts_with("https://"));
+    let (client, child) = match url {
+        Some(url) => {
+            let transport = connect_auto(url, AutoOptions::default())?;
+            let choice = transport.choice();
+            let client = Client::connect(transport, config).await?;
+            println!("transport: {:?}", choice.get());
+            (client, None)
+        }
+        None => {
+            let (transport, child) = StdioClient::new(server_program(&args)).spawn()?;
+            (Client::connect(transport, config).await?, Some(child))
+        }
+    };
     let server = client.server();
     let name = server.info.as_ref().map_or("?", |info| info.name.as_str());
     println!("connected to {name} speaking {}", server.version);
@@ -119,7 +137,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("prompt: {}", prompt.description.unwrap_or_default());
 
     client.close().await;
-    let ended = child.shutdown().await?;
-    println!("server ended: {ended:?}");
+    if let Some(child) = child {
+        let ended = child.shutdown().await?;
+        println!("server ended: {ended:?}");
+    }
     Ok(())
 }

@@ -1,9 +1,10 @@
-//! The notes server over Streamable HTTP, mounted in an axum app beside an
-//! ordinary route: MCP at `/mcp`, a plain page at `/`.
+//! The notes server over HTTP, mounted in an axum app beside an ordinary
+//! route: Streamable HTTP at `/mcp`, the legacy HTTP+SSE endpoints of
+//! 2024-11-05 at `/sse` and `/message`, a plain page at `/`.
 //!
-//! `notes-http [ADDRESS]` (default `127.0.0.1:0`) prints the MCP URL as its
-//! first line of stdout, then serves until interrupted (Ctrl-C drains
-//! in-flight requests).
+//! `notes-http [ADDRESS]` (default `127.0.0.1:0`) prints the Streamable
+//! HTTP URL as its first line of stdout and the legacy SSE URL as its
+//! second, then serves until interrupted (Ctrl-C drains in-flight requests).
 
 // A server binary that reports its URL on stdout before serving.
 #![allow(clippy::print_stdout)]
@@ -11,6 +12,7 @@
 use axum::Router;
 use axum::routing::get;
 use mcpwire::http::server::{Config, StreamableHttp};
+use mcpwire::http_legacy::server::{Config as LegacyConfig, LegacySse};
 use mcpwire_examples::notes::{Notes, build};
 
 #[tokio::main]
@@ -20,26 +22,43 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_ansi(false)
         .with_max_level(tracing::Level::INFO)
         .init();
-    let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    let address = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:0".to_owned());
     let listener = tokio::net::TcpListener::bind(&address).await?;
     let local = listener.local_addr()?;
 
     let notes = Notes::default();
     let server = build(&notes)?;
     // Each MCP session (and each stateless request) gets the same server.
+    let streamable_server = server.clone();
     let mcp = StreamableHttp::new(Config::default(), move |transport| {
-        let server = server.clone();
+        let server = streamable_server.clone();
         tokio::spawn(async move {
             if let Err(error) = server.serve(transport).await {
                 tracing::debug!(%error, "an MCP session ended with an error");
             }
         });
     });
+    let legacy = LegacySse::new(LegacyConfig::default(), move |transport| {
+        let server = server.clone();
+        tokio::spawn(async move {
+            if let Err(error) = server.serve(transport).await {
+                tracing::debug!(%error, "a legacy MCP session ended with an error");
+            }
+        });
+    });
     let app = Router::new()
-        .route("/", get(|| async { "notes server: MCP at /mcp\n" }))
-        .route_service("/mcp", mcp);
+        .route(
+            "/",
+            get(|| async { "notes server: MCP at /mcp, HTTP+SSE at /sse\n" }),
+        )
+        .route_service("/mcp", mcp)
+        .route_service("/sse", legacy.clone())
+        .route_service("/message", legacy);
 
     println!("http://{local}/mcp");
+    println!("http://{local}/sse");
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
