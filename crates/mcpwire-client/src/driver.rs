@@ -150,7 +150,16 @@ impl Driver {
                 inbound = receiver.recv() => match inbound {
                     Some(Ok(inbound)) => self.session.handle_inbound(inbound, now()),
                     Some(Err(error)) => break Err(Box::new(error)),
-                    None => break Ok(()),
+                    None => {
+                        // Give the writer a moment to report why, if the
+                        // end came from a failed send (the precise cause
+                        // beats "the transport closed").
+                        tokio::task::yield_now().await;
+                        break match outbox.failure_if_ended().await {
+                            Some(error) => Err(error),
+                            None => Ok(()),
+                        };
+                    }
                 },
                 command = commands.recv() => match command {
                     Some(Command::Close { done }) => {

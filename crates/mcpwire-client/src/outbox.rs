@@ -69,6 +69,20 @@ impl Outbox {
         outcome
     }
 
+    /// The writer's failure, if it has already ended (a transport whose
+    /// receiving side ends because its sending side failed reports the
+    /// cause here, e.g. a 401 refusing the first request).
+    pub(crate) async fn failure_if_ended(
+        &mut self,
+    ) -> Option<Box<dyn std::error::Error + Send + Sync>> {
+        let finished = self.writer.as_ref().is_some_and(JoinHandle::is_finished);
+        if finished {
+            self.ended().await.err()
+        } else {
+            None
+        }
+    }
+
     /// Lets the writer send what is queued and close the sending half,
     /// waiting at most `grace` (a server that stopped reading is given up on).
     pub(crate) async fn finish(mut self, grace: Duration) {
