@@ -2,10 +2,10 @@
 //! conformance runner speaks: Streamable HTTP (both eras on one endpoint)
 //! beside the legacy HTTP+SSE endpoint of 2024-11-05.
 //!
-//! The HTTP transport (`mcpwire-http`, `mcpwire-http-legacy`) is still
-//! being written, so [`serve`] reports [`HttpError::Unavailable`] and the
-//! binary exits with status 2. Wiring it in is confined to [`serve`]: bind
-//! a listener at `address`, pass [`Endpoints::at`] of the bound address to
+//! The transports are not wired in yet (`mcpwire-http-legacy` does not
+//! exist), so [`serve`] reports [`HttpError::Unavailable`] and the binary
+//! exits with status 2. Wiring them in is confined to [`serve`]: bind a
+//! listener at `address`, pass [`Endpoints::at`] of the bound address to
 //! `announce` (the binary prints the two URLs, which `cargo xtask
 //! conformance` reads), then serve both endpoints until the process is
 //! killed, handing each session's transport to `Server::serve`.
@@ -56,8 +56,8 @@ impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Unavailable => f.write_str(
-                "HTTP is not available yet: the Streamable HTTP transport (mcpwire-http) is still \
-                 being written; use --stdio",
+                "HTTP is not available yet: the HTTP transports are not wired into the \
+                 everything-server (conformance/src/http.rs); use --stdio",
             ),
             Self::Io(error) => write!(f, "HTTP serving failed: {error}"),
         }

@@ -102,14 +102,12 @@ fn main() -> ExitCode {
                 .serve(mcpwire_stdio::stdio())
                 .await
                 .map_err(|error| (ExitCode::FAILURE, error.to_string())),
-            Mode::Http(address) => {
-                http::serve(server, address, announce)
-                    .await
-                    .map_err(|error| match error {
-                        HttpError::Unavailable => (ExitCode::from(2), error.to_string()),
-                        other => (ExitCode::FAILURE, other.to_string()),
-                    })
-            }
+            Mode::Http(address) => http::serve(server, address, announce)
+                .await
+                .map_err(|error| match error {
+                    HttpError::Unavailable => (ExitCode::from(2), error.to_string()),
+                    other => (ExitCode::FAILURE, other.to_string()),
+                }),
             Mode::Help => Ok(()),
         }
     });

@@ -220,10 +220,7 @@ async fn elicitation_defaults(
     )))
 }
 
-async fn elicitation_enums(
-    ctx: Context,
-    _args: Arguments,
-) -> Result<CallToolResult, HandlerError> {
+async fn elicitation_enums(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
     let message = "Please choose from every kind of enum field";
     let result = elicit(&ctx, message, enums_form()).await?;
     Ok(CallToolResult::text(format!(

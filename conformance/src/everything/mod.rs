@@ -41,9 +41,10 @@ pub fn server() -> Result<Server, BuildError> {
     );
     let builder = content::register(builder);
     let builder = interactive::register(builder);
-    let builder = stateless::register(builder);
     let builder = resources::register(builder);
     let builder = prompts::register(builder);
+    // Last, so that its tools follow the runner's fixtures in every list.
+    let builder = stateless::register(builder);
     builder.build()
 }
 

@@ -109,7 +109,11 @@ async fn with_embedded_resource(
 ) -> Result<GetPromptResult, HandlerError> {
     let uri = args.get("resourceUri").cloned().unwrap_or_default();
     let resource = ContentBlock::Resource(EmbeddedResource {
-        resource: ResourceContents::text(uri, "text/plain", "Embedded resource content for testing."),
+        resource: ResourceContents::text(
+            uri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        ),
         annotations: None,
         meta: None,
         extra: Extra::new(),
@@ -120,7 +124,10 @@ async fn with_embedded_resource(
     ]))
 }
 
-async fn with_image(_ctx: Context, _args: PromptArguments) -> Result<GetPromptResult, HandlerError> {
+async fn with_image(
+    _ctx: Context,
+    _args: PromptArguments,
+) -> Result<GetPromptResult, HandlerError> {
     let image = ContentBlock::Image(MediaContent::new(PNG_BASE64, "image/png"));
     Ok(GetPromptResult::new(vec![
         PromptMessage::new(Role::User, image),

@@ -60,13 +60,17 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
             watched,
         )
         .resource_template(template, template_data)
-        .template_completion(DATA_TEMPLATE, "id", |_ctx, partial: String, _others| async move {
-            Ok(KNOWN_IDS
-                .iter()
-                .filter(|id| id.starts_with(partial.as_str()))
-                .map(|id| (*id).to_owned())
-                .collect())
-        })
+        .template_completion(
+            DATA_TEMPLATE,
+            "id",
+            |_ctx, partial: String, _others| async move {
+                Ok(KNOWN_IDS
+                    .iter()
+                    .filter(|id| id.starts_with(partial.as_str()))
+                    .map(|id| (*id).to_owned())
+                    .collect())
+            },
+        )
 }
 
 async fn static_text(_ctx: Context, uri: String) -> Result<ReadResourceResult, HandlerError> {

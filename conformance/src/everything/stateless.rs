@@ -17,18 +17,23 @@ use super::{tool, tool_without_arguments};
 /// The tool `test_trigger_tool_change` adds and removes in turn.
 const DYNAMIC_TOOL: &str = "test_dynamic_tool";
 
-/// The prompt `test_trigger_prompt_change` removes.
+/// The prompt `test_trigger_prompt_change` adds and removes in turn.
 const DYNAMIC_PROMPT: &str = "test_dynamic_prompt";
 
 /// The header the `x-mcp-header` parameter of `test_custom_header` mirrors
 /// (sent as `Mcp-Param-Region`).
 const CUSTOM_HEADER: &str = "Region";
 
-/// Adds the diagnostic tools, and the prompt the prompt trigger removes.
+/// The prompt `test_trigger_prompt_change` toggles.
+fn dynamic_prompt() -> Prompt {
+    let mut prompt = Prompt::new(DYNAMIC_PROMPT);
+    prompt.description =
+        Some("A prompt that test_trigger_prompt_change removes and adds back.".to_owned());
+    prompt
+}
+
+/// Adds the diagnostic tools, and the prompt the prompt trigger toggles.
 pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
-    let mut dynamic_prompt = Prompt::new(DYNAMIC_PROMPT);
-    dynamic_prompt.description =
-        Some("A prompt that test_trigger_prompt_change removes while serving.".to_owned());
     builder
         .tool(
             tool_without_arguments(
@@ -61,7 +66,7 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
         .tool(
             tool_without_arguments(
                 "test_trigger_prompt_change",
-                "Removes test_dynamic_prompt, changing the prompt list.",
+                "Removes or adds back test_dynamic_prompt, changing the prompt list.",
             ),
             trigger_prompt_change,
         )
@@ -83,10 +88,13 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
             ),
             custom_header,
         )
-        .prompt(dynamic_prompt, dynamic_prompt_messages)
+        .prompt(dynamic_prompt(), dynamic_prompt_messages)
 }
 
-async fn missing_capability(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
+async fn missing_capability(
+    ctx: Context,
+    _args: Arguments,
+) -> Result<CallToolResult, HandlerError> {
     if ctx.client_capabilities().supports_sampling() {
         return Ok(CallToolResult::text("The client declared sampling."));
     }
@@ -106,15 +114,20 @@ async fn streaming_elicitation(
     ctx: Context,
     _args: Arguments,
 ) -> Result<CallToolResult, HandlerError> {
-    match elicit(&ctx, "Please enter your user name and e-mail address", user_form()).await {
+    match elicit(
+        &ctx,
+        "Please enter your user name and e-mail address",
+        user_form(),
+    )
+    .await
+    {
         Ok(result) => {
             let content = serde_json::to_string(&result.content).unwrap_or_default();
             Ok(CallToolResult::text(format!("Elicited: {content}")))
         }
-        Err(HandlerError::Tool(refusal)) => Ok(CallToolResult::text(format!(
-            "No elicitation in protocol revision {}: {refusal}",
-            ctx.version()
-        ))),
+        Err(HandlerError::Tool(refusal)) => {
+            Ok(CallToolResult::text(format!("Not elicited: {refusal}")))
+        }
         Err(other) => Err(other),
     }
 }
@@ -146,19 +159,19 @@ async fn trigger_tool_change(
     Ok(CallToolResult::text(format!("Added {DYNAMIC_TOOL}.")))
 }
 
-/// Removes the dynamic prompt. The server API can remove prompts while
-/// serving but not add them, so only the first call changes the list.
+/// Adds or removes the dynamic prompt in turn.
 async fn trigger_prompt_change(
     ctx: Context,
     _args: Arguments,
 ) -> Result<CallToolResult, HandlerError> {
-    if ctx.server().remove_prompt(DYNAMIC_PROMPT) {
-        Ok(CallToolResult::text(format!("Removed {DYNAMIC_PROMPT}.")))
-    } else {
-        Err(HandlerError::tool(format!(
-            "{DYNAMIC_PROMPT} is already removed, and prompts cannot be added while serving"
-        )))
+    let server = ctx.server();
+    if server.remove_prompt(DYNAMIC_PROMPT) {
+        return Ok(CallToolResult::text(format!("Removed {DYNAMIC_PROMPT}.")));
     }
+    server
+        .add_prompt(dynamic_prompt(), dynamic_prompt_messages)
+        .map_err(HandlerError::internal)?;
+    Ok(CallToolResult::text(format!("Added {DYNAMIC_PROMPT}.")))
 }
 
 async fn dynamic_prompt_messages(
@@ -166,11 +179,14 @@ async fn dynamic_prompt_messages(
     _args: mcpwire_server::PromptArguments,
 ) -> Result<GetPromptResult, HandlerError> {
     Ok(GetPromptResult::new(vec![PromptMessage::user_text(
-        "This prompt disappears once test_trigger_prompt_change runs.",
+        "This prompt comes and goes with test_trigger_prompt_change.",
     )]))
 }
 
 async fn custom_header(_ctx: Context, args: Arguments) -> Result<CallToolResult, HandlerError> {
-    let region = args.get("region").and_then(Value::as_str).unwrap_or_default();
+    let region = args
+        .get("region")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     Ok(CallToolResult::text(format!("Region: {region}")))
 }

@@ -251,7 +251,12 @@ fn check_placeholder(
         },
         Placeholder::Recall(name) => match captures.get(name) {
             Some(value) => value == actual,
-            None => return Err(format!("at {}: nothing was captured as {name:?}", shown(path))),
+            None => {
+                return Err(format!(
+                    "at {}: nothing was captured as {name:?}",
+                    shown(path)
+                ));
+            }
         },
     };
     if fits {
@@ -301,7 +306,10 @@ mod tests {
     #[test]
     fn a_missing_or_extra_key_is_a_mismatch_naming_its_path() {
         let error = outcome(json!({"result": {}}), json!({"result": {"_meta": {}}})).unwrap_err();
-        assert!(error.contains("/result") && error.contains("_meta"), "{error}");
+        assert!(
+            error.contains("/result") && error.contains("_meta"),
+            "{error}"
+        );
         let error = outcome(json!({"a": 1, "b": 2}), json!({"a": 1})).unwrap_err();
         assert!(error.contains("missing") && error.contains('b'), "{error}");
     }
@@ -319,10 +327,30 @@ mod tests {
     #[test]
     fn captured_values_are_recalled_in_expectations_and_sent_messages() {
         let mut captures = Captures::new();
-        check_message(&json!({"id": "$capture:request"}), &json!({"id": 7}), &mut captures).unwrap();
-        assert!(check_message(&json!({"id": "${request}"}), &json!({"id": 7}), &mut captures).is_ok());
-        assert!(check_message(&json!({"id": "${request}"}), &json!({"id": 8}), &mut captures).is_err());
-        let sent = substitute(&json!({"id": "${request}", "x": ["${request}"]}), &captures).unwrap();
+        check_message(
+            &json!({"id": "$capture:request"}),
+            &json!({"id": 7}),
+            &mut captures,
+        )
+        .unwrap();
+        assert!(
+            check_message(
+                &json!({"id": "${request}"}),
+                &json!({"id": 7}),
+                &mut captures
+            )
+            .is_ok()
+        );
+        assert!(
+            check_message(
+                &json!({"id": "${request}"}),
+                &json!({"id": 8}),
+                &mut captures
+            )
+            .is_err()
+        );
+        let sent =
+            substitute(&json!({"id": "${request}", "x": ["${request}"]}), &captures).unwrap();
         assert_eq!(sent, json!({"id": 7, "x": [7]}));
         assert!(substitute(&json!("${unknown}"), &captures).is_err());
     }

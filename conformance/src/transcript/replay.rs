@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use mcpwire_jsonrpc::{Packet, Transport, memory};
+use mcpwire_jsonrpc::{Packet, memory};
 use mcpwire_server::Server;
 use serde_json::Value;
 
@@ -152,7 +152,9 @@ async fn finish(
         Ok(None) => {}
         Ok(Some(Ok(inbound))) => {
             let shown = match inbound.into_packet() {
-                Ok(packet) => to_value(&packet).map(|value| pretty(&value)).unwrap_or_default(),
+                Ok(packet) => to_value(&packet)
+                    .map(|value| pretty(&value))
+                    .unwrap_or_default(),
                 Err(error) => error.message().to_owned(),
             };
             return Err(after_the_end(format!(
