@@ -2,17 +2,18 @@
 //! conformance runner speaks: Streamable HTTP (both eras on one endpoint)
 //! beside the legacy HTTP+SSE endpoint of 2024-11-05.
 //!
-//! The transports are not wired in yet (`mcpwire-http-legacy` does not
-//! exist), so [`serve`] reports [`HttpError::Unavailable`] and the binary
-//! exits with status 2. Wiring them in is confined to [`serve`]: bind a
-//! listener at `address`, pass [`Endpoints::at`] of the bound address to
-//! `announce` (the binary prints the two URLs, which `cargo xtask
-//! conformance` reads), then serve both endpoints until the process is
-//! killed, handing each session's transport to `Server::serve`.
+//! [`serve`] binds a listener at `address`, passes [`Endpoints::at`] of the
+//! bound address to `announce` (the binary prints the two URLs, which
+//! `cargo xtask conformance` reads), then serves both endpoints on one axum
+//! router until the process is killed, handing each session's transport
+//! (and each stateless request's) to `Server::serve`.
 
 use std::fmt;
 use std::net::SocketAddr;
 
+use axum::Router;
+use mcpwire_http::server::{Config, StreamableHttp};
+use mcpwire_http_legacy::server::{Config as LegacyConfig, LegacySse};
 use mcpwire_server::Server;
 
 /// The path of the Streamable HTTP endpoint.
@@ -46,8 +47,6 @@ impl Endpoints {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum HttpError {
-    /// This build has no HTTP transport yet (see the module documentation).
-    Unavailable,
     /// Binding, announcing or serving failed.
     Io(std::io::Error),
 }
@@ -55,10 +54,6 @@ pub enum HttpError {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Unavailable => f.write_str(
-                "HTTP is not available yet: the HTTP transports are not wired into the \
-                 everything-server (conformance/src/http.rs); use --stdio",
-            ),
             Self::Io(error) => write!(f, "HTTP serving failed: {error}"),
         }
     }
@@ -67,7 +62,6 @@ impl fmt::Display for HttpError {
 impl std::error::Error for HttpError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Unavailable => None,
             Self::Io(error) => Some(error),
         }
     }
@@ -84,17 +78,36 @@ impl From<std::io::Error> for HttpError {
 ///
 /// # Errors
 ///
-/// [`HttpError::Unavailable`] until the HTTP transport exists; afterwards,
-/// failures to bind, announce or serve.
+/// Failures to bind, announce or serve.
 pub async fn serve<F>(server: Server, address: SocketAddr, announce: F) -> Result<(), HttpError>
 where
     F: FnOnce(&Endpoints) -> std::io::Result<()>,
 {
-    // Nothing is bound: announcing URLs nobody answers on would make the
-    // runner report every scenario as a connection failure instead of
-    // saying what is missing.
-    drop((server, address, announce));
-    Err(HttpError::Unavailable)
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    announce(&Endpoints::at(listener.local_addr()?))?;
+    let streamable = StreamableHttp::new(Config::default(), spawner(server.clone()));
+    let legacy = LegacySse::new(LegacyConfig::default(), spawner(server));
+    let app = Router::new()
+        .route_service(STREAMABLE_PATH, streamable)
+        .route_service(LEGACY_PATH, legacy.clone())
+        .route_service("/message", legacy);
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// A connect hook serving each new transport with `server` in a task of its own.
+fn spawner<T>(server: Server) -> impl Fn(T) + Send + Sync + Clone + 'static
+where
+    T: mcpwire_jsonrpc::Transport,
+{
+    move |transport| {
+        let server = server.clone();
+        tokio::spawn(async move {
+            if let Err(error) = server.serve(transport).await {
+                tracing::debug!(%error, "a session ended with an error");
+            }
+        });
+    }
 }
 
 #[cfg(test)]

@@ -104,10 +104,7 @@ fn main() -> ExitCode {
                 .map_err(|error| (ExitCode::FAILURE, error.to_string())),
             Mode::Http(address) => http::serve(server, address, announce)
                 .await
-                .map_err(|error| match error {
-                    HttpError::Unavailable => (ExitCode::from(2), error.to_string()),
-                    other => (ExitCode::FAILURE, other.to_string()),
-                }),
+                .map_err(|error: HttpError| (ExitCode::FAILURE, error.to_string())),
             Mode::Help => Ok(()),
         }
     });

@@ -50,3 +50,5 @@ pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
 pub use server::{Server, ServerBuilder};
+/// Options of a request a handler sends to its client ([`Context::request`]).
+pub use mcpwire_session::RequestOptions;

@@ -387,3 +387,28 @@ fn a_stateless_request_cannot_make_the_server_send_requests() {
             .is_ok()
     );
 }
+
+// 2026-07-28 removed `initialize`, `logging/setLevel` and
+// `resources/subscribe`: sent with only the stateless `_meta` (so their
+// params do not even decode), they are unknown methods, not bad params.
+#[test]
+fn removed_methods_with_undecodable_params_are_not_found_in_2026_07_28() {
+    let now = Instant::now();
+    let mut server = server(json!({"logging": {}, "resources": {"subscribe": true}}));
+    for (n, method) in [
+        "initialize",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        feed(
+            &mut server,
+            &stateless_request(n as i64, method, json!({})),
+            now,
+        );
+        assert_eq!(error_code(&sent_one(&mut server)), -32601, "{method}");
+    }
+}

@@ -121,9 +121,14 @@ impl ServerSession {
         let decoded = match ClientRequest::decode(&method, params.as_deref()) {
             Ok(decoded) => decoded,
             Err(error) => {
-                return self
-                    .peer
-                    .answer_unadmitted(Some(id), decode_error(&error), batch);
+                let error = match self.revision_lacking(&method, params.as_deref()) {
+                    // A method the request's revision does not have is
+                    // unknown, whatever its params (2026-07-28 removed
+                    // `initialize`, `ping`, `logging/setLevel`, ...).
+                    Some(_) => ErrorObject::method_not_found(&method),
+                    None => decode_error(&error),
+                };
+                return self.peer.answer_unadmitted(Some(id), error, batch);
             }
         };
         // `initialize` carrying a modern `_meta` version is a stateless
@@ -194,6 +199,29 @@ impl ServerSession {
                 }));
             }
         }
+    }
+
+    /// The revision a request speaks when that revision lacks `method`,
+    /// read without decoding the params into their type: the request's own
+    /// `_meta` protocol version, else the session's.
+    fn revision_lacking(
+        &self,
+        method: &str,
+        params: Option<&mcpwire_jsonrpc::RawValue>,
+    ) -> Option<ProtocolVersion> {
+        #[derive(serde::Deserialize)]
+        struct MetaOnly {
+            #[serde(rename = "_meta")]
+            meta: Option<Meta>,
+        }
+        let stated = params
+            .and_then(|raw| serde_json::from_str::<MetaOnly>(raw.get()).ok())
+            .and_then(|p| p.meta)
+            .and_then(|meta| meta.get_as::<String>(meta_keys::PROTOCOL_VERSION))
+            .and_then(|v| ProtocolVersion::parse(&v).ok());
+        let version = stated.or_else(|| self.client().map(|client| client.version))?;
+        let known = method_info(method).is_some_and(|info| info.in_revision(version));
+        (!known).then_some(version)
     }
 
     /// Decides which era a request speaks: its own `_meta` protocol version
