@@ -89,7 +89,9 @@ impl AutoOptions {
         self
     }
 
-    /// The options of the legacy client.
+    /// The options of the legacy client (its HTTP side, root certificates
+    /// included, is set apart from the Streamable HTTP client's: see
+    /// [`LegacyClientOptions::http`]).
     #[must_use]
     pub fn legacy(mut self, options: LegacyClientOptions) -> Self {
         self.legacy = options;

@@ -20,8 +20,9 @@
 //!   transport when the server refuses the first POST with 400, 404 or 405
 //!   and answers a GET with an `endpoint` event (LEG-08, LEG-09).
 //!
-//! This crate builds on `mcpwire-http` (its SSE codec, its security
-//! policies, its client) and never the reverse, so deleting it leaves the
+//! This crate builds on `mcpwire-http` (its SSE codec, its request checks
+//! and security policies, its response bodies and body reader, its `serve`,
+//! its HTTP(S) client) and never the reverse, so deleting it leaves the
 //! rest of mcpwire whole. Like every transport it moves messages and knows
 //! nothing of their meaning; the runtimes meet it in user code.
 

@@ -17,6 +17,7 @@ use http::{Request as HttpRequest, Response, StatusCode};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use mcpwire_client::Client;
+use mcpwire_http::client::BuildError;
 use mcpwire_http_legacy::client::{Error, LegacyClientOptions, LegacySseClient};
 use mcpwire_http_legacy::server::Config;
 use mcpwire_jsonrpc::{Inbound, Message, Packet, Request};
@@ -256,16 +257,19 @@ async fn answers_that_are_not_event_streams_are_refused() {
 }
 
 #[tokio::test]
-async fn only_plain_http_urls_are_accepted() {
+async fn only_absolute_http_and_https_urls_are_accepted() {
     let outcome =
-        LegacySseClient::connect("https://127.0.0.1:1/sse", LegacyClientOptions::new()).await;
+        LegacySseClient::connect("ftp://127.0.0.1:1/sse", LegacyClientOptions::new()).await;
     assert!(
-        matches!(outcome, Err(Error::UnsupportedScheme(_))),
+        matches!(
+            outcome,
+            Err(Error::Build(BuildError::UnsupportedScheme(ref scheme))) if scheme == "ftp"
+        ),
         "{outcome:?}"
     );
     let outcome = LegacySseClient::connect("/sse", LegacyClientOptions::new()).await;
     assert!(
-        matches!(outcome, Err(Error::InvalidUrl { .. })),
+        matches!(outcome, Err(Error::Build(BuildError::InvalidUrl { .. }))),
         "{outcome:?}"
     );
 }

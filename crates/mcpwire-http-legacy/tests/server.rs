@@ -11,18 +11,21 @@
 
 mod support;
 
+use std::future::IntoFuture;
 use std::time::Duration;
 
 use http::{Method, StatusCode};
+use mcpwire_http::server::serve;
 use mcpwire_http_legacy::server::{Config, TransportError};
 use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet};
 use serde_json::json;
 use support::{
     SseReader, initialize_2024, legacy, legacy_to_test, listen, open_session, post_json, raw,
-    runtime, within,
+    runtime, streamable, within,
 };
 use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
 
 #[tokio::test]
 async fn a_get_opens_a_stream_whose_first_event_names_the_post_uri() {
@@ -332,4 +335,38 @@ async fn sessions_beyond_the_maximum_get_503() {
     let second = SseReader::open(&server.url("/sse"), &[]).await;
     assert_eq!(second.status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(second.headers.contains_key("retry-after"));
+}
+
+#[tokio::test]
+async fn a_graceful_shutdown_of_both_endpoints_ends_legacy_sessions_without_waiting_out_the_drain()
+{
+    let legacy_service = legacy(Config::default(), runtime());
+    let both = legacy_service.clone().beside(streamable(runtime()));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    // A drain timeout longer than any test step: only ending the legacy
+    // streams lets the server stop in time.
+    let server = tokio::spawn(
+        serve(listener, both)
+            .drain_timeout(Duration::from_secs(60))
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+    let (mut stream, endpoint) = open_session(&base).await;
+    assert_eq!(
+        post_json(&endpoint, &initialize_2024()).await,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(stream.next_message().await["id"], 0);
+    assert_eq!(legacy_service.session_count(), 1);
+    stop.send(()).unwrap();
+    assert!(
+        stream.next_event().await.is_none(),
+        "the session's stream ends"
+    );
+    within(server).await.unwrap().unwrap();
+    assert_eq!(legacy_service.session_count(), 0);
 }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use http::StatusCode;
+use mcpwire_http::client::BuildError;
 
 /// A boxed error from the HTTP stack (hyper, the socket).
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -11,18 +12,12 @@ pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The URL could not be parsed, or is not absolute.
-    #[error("invalid URL {url:?}: {reason}")]
-    InvalidUrl {
-        /// The URL as given.
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The URL's scheme is not `http`. (HTTPS needs a TLS connector, which
-    /// this crate does not have of its own; see the crate documentation.)
-    #[error("unsupported URL scheme {0:?}: the legacy client speaks plain http")]
-    UnsupportedScheme(String),
+    /// The URL is unusable (not absolute, not `http` or `https`, no
+    /// host), or HTTPS cannot be set up (an added root certificate is
+    /// invalid, no root certificate is available, the TLS configuration
+    /// failed): the same checks as the Streamable HTTP client's.
+    #[error(transparent)]
+    Build(#[from] BuildError),
     /// The HTTP exchange failed: the connection was refused or broke.
     #[error("the HTTP request failed")]
     Request(#[source] BoxError),

@@ -17,8 +17,9 @@
 //!   `Err` if it broke.
 //! * **`close`** ends the GET stream, which ends the session on the server.
 //!
-//! The client speaks plain `http` only: HTTPS needs the TLS connector of
-//! mcpwire-http's client, which that crate does not export.
+//! It speaks `http` and `https` through mcpwire-http's pooled client
+//! ([`HttpClient`]), with the same TLS set-up as the Streamable HTTP client
+//! (the system's root certificates, and any added to the options).
 
 mod endpoint;
 mod error;
@@ -30,20 +31,14 @@ use std::fmt;
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use http::{Method, Request, Uri};
-use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use http_body_util::{BodyExt, Limited};
+use mcpwire_http::client::{HttpClient, parse_url};
 use mcpwire_jsonrpc::{Inbound, Packet, Transport, TransportReceiver, TransportSender};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 pub use error::Error;
 pub use options::LegacyClientOptions;
-
-/// The pooled HTTP client: one connection holds the GET stream, the POSTs
-/// use others.
-pub(crate) type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
 /// How much of a POST's answer body is read (and dropped), so that the
 /// connection can be reused.
@@ -74,6 +69,7 @@ pub struct LegacySseClient {
 
 /// The sending half of a [`LegacySseClient`]: POSTs to the endpoint.
 pub struct LegacyClientSender {
+    /// Pooled: one connection holds the GET stream, the POSTs use others.
     http: HttpClient,
     sse_url: Uri,
     endpoint: Uri,
@@ -115,35 +111,31 @@ impl fmt::Debug for LegacyClientReceiver {
 }
 
 impl LegacySseClient {
-    /// Opens the SSE stream at `url` (`http://`) and waits for its
-    /// `endpoint` event. Must run inside a tokio runtime: the stream is
+    /// Opens the SSE stream at `url` (`http://` or `https://`) and waits
+    /// for its `endpoint` event. Must run inside a tokio runtime: the stream is
     /// read by a task of its own.
     ///
     /// # Errors
     ///
-    /// When the URL is unusable, the GET fails or is refused, the answer is
-    /// not an SSE stream, the first event is not `endpoint` (or none comes
+    /// When the URL is unusable or HTTPS cannot be set up
+    /// ([`Error::Build`]), the GET fails or is refused, the answer is not
+    /// an SSE stream, the first event is not `endpoint` (or none comes
     /// within the endpoint timeout), or the endpoint is invalid or on
     /// another origin ([`Error::CrossOriginEndpoint`]).
     pub async fn connect(url: &str, options: LegacyClientOptions) -> Result<Self, Error> {
         let sse_url = parse_url(url)?;
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        connector.set_connect_timeout(Some(options.connect_timeout));
-        let http = Client::builder(TokioExecutor::new())
-            .pool_timer(TokioTimer::new())
-            .build(connector);
+        let http = HttpClient::for_endpoint(&sse_url, &options.http)?;
         let opened = reader::open(
             &http,
             &sse_url,
-            &options.headers,
-            options.max_message_size,
+            options.http.headers(),
+            options.http.message_size_limit(),
             options.endpoint_timeout,
         )
         .await?;
         let endpoint = endpoint::resolve(&sse_url, &opened.endpoint)?;
         tracing::debug!(%endpoint, "legacy SSE stream open");
-        let (inbound_sender, inbound) = mpsc::channel(options.inbound_capacity);
+        let (inbound_sender, inbound) = mpsc::channel(options.http.inbound_queue_capacity());
         let reader = tokio::spawn(reader::run(opened, inbound_sender)).abort_handle();
         Ok(Self {
             sender: LegacyClientSender {
@@ -220,17 +212,17 @@ impl TransportSender for LegacyClientSender {
             .method(Method::POST)
             .uri(self.endpoint.clone());
         if let Some(headers) = request.headers_mut() {
-            headers.clone_from(&self.options.headers);
+            headers.clone_from(self.options.http.headers());
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
         let request = request
-            .body(Full::new(Bytes::from(packet.to_vec())))
+            .body(Bytes::from(packet.to_vec()))
             .map_err(|error| Error::Request(error.into()))?;
         let timeout = self.options.request_timeout;
         let response = tokio::time::timeout(timeout, self.http.request(request))
             .await
             .map_err(|_| Error::Timeout(timeout))?
-            .map_err(|error| Error::Request(error.into()))?;
+            .map_err(Error::Request)?;
         let status = response.status();
         let www_authenticate = response
             .headers()
@@ -271,24 +263,4 @@ impl TransportReceiver for LegacyClientReceiver {
         // `mpsc::Receiver::recv` is cancel safe.
         self.inbound.recv().await
     }
-}
-
-/// Parses an absolute `http://` URL.
-fn parse_url(url: &str) -> Result<Uri, Error> {
-    let invalid = |reason: &str| Error::InvalidUrl {
-        url: url.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let uri: Uri = url
-        .parse()
-        .map_err(|error: http::uri::InvalidUri| invalid(&error.to_string()))?;
-    match uri.scheme_str() {
-        Some("http") => {}
-        Some(other) => return Err(Error::UnsupportedScheme(other.to_owned())),
-        None => return Err(invalid("it is not absolute")),
-    }
-    if uri.host().is_none() {
-        return Err(invalid("it has no host"));
-    }
-    Ok(uri)
 }

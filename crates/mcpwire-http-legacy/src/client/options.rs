@@ -2,55 +2,59 @@
 
 use std::time::Duration;
 
-use http::{HeaderMap, HeaderName, HeaderValue};
-use mcpwire_http::sse::Decoder;
+use mcpwire_http::client::ClientOptions;
 
 /// How a [`LegacySseClient`](super::LegacySseClient) connects and runs.
 ///
+/// The HTTP side is mcpwire-http's [`ClientOptions`], shared with the
+/// Streamable HTTP client; the legacy transport adds two bounds of its own.
 /// Every bound has a finite default; the builder methods change one each.
 #[derive(Clone, Debug)]
 pub struct LegacyClientOptions {
-    pub(crate) headers: HeaderMap,
-    pub(crate) connect_timeout: Duration,
+    pub(crate) http: ClientOptions,
     pub(crate) endpoint_timeout: Duration,
     pub(crate) request_timeout: Duration,
-    pub(crate) max_message_size: usize,
-    pub(crate) inbound_capacity: usize,
 }
 
 impl Default for LegacyClientOptions {
     fn default() -> Self {
         Self {
-            headers: HeaderMap::new(),
-            connect_timeout: Duration::from_secs(30),
+            http: ClientOptions::default(),
             endpoint_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
-            max_message_size: Decoder::DEFAULT_MAX_EVENT_SIZE,
-            inbound_capacity: 64,
         }
     }
 }
 
 impl LegacyClientOptions {
-    /// The defaults: a 30 s connect timeout, 10 s for the `endpoint` event,
-    /// 30 s for each POST's status, 4 MiB messages, 64 queued inbound
-    /// packets.
+    /// The defaults: those of [`ClientOptions`] for the HTTP side (a 30 s
+    /// connect timeout, 4 MiB messages, 64 queued inbound packets, the
+    /// system's root certificates), 10 s for the `endpoint` event, 30 s for
+    /// each POST's status.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Adds a header sent with every HTTP request (for example
-    /// `Authorization`). `Accept` and `Content-Type` are the protocol's.
+    /// The HTTP side, as for the Streamable HTTP client: the headers sent
+    /// with every request ([`ClientOptions::with_header`]; `Accept` and
+    /// `Content-Type` stay the protocol's), the connect timeout, the
+    /// largest message (a larger SSE event is reported as an invalid
+    /// inbound packet and skipped), how many received packets may wait for
+    /// `recv` before the client stops reading the stream, and the root
+    /// certificates HTTPS trusts. The knobs that only concern Streamable
+    /// HTTP (request timeout, reconnection, GET stream, legacy detection)
+    /// are not used.
     #[must_use]
-    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
-        self.headers.insert(name, value);
+    pub fn http(mut self, options: ClientOptions) -> Self {
+        self.http = options;
         self
     }
 
-    /// Bounds how long opening a TCP connection may take.
+    /// Adds a header sent with every HTTP request (for example
+    /// `Authorization`), as [`ClientOptions::with_header`] does.
     #[must_use]
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+    pub fn with_header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
+        self.http = self.http.with_header(name, value);
         self
     }
 
@@ -66,23 +70,6 @@ impl LegacyClientOptions {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
-        self
-    }
-
-    /// The largest SSE event accepted, in bytes; a larger one is reported
-    /// as an invalid inbound packet and skipped.
-    #[must_use]
-    pub fn max_message_size(mut self, bytes: usize) -> Self {
-        self.max_message_size = bytes;
-        self
-    }
-
-    /// How many received packets may wait for `recv` before the client
-    /// stops reading the stream (at least 1), so that the server sees TCP
-    /// back-pressure rather than the client buffering without bound.
-    #[must_use]
-    pub fn inbound_capacity(mut self, packets: usize) -> Self {
-        self.inbound_capacity = packets.max(1);
         self
     }
 }

@@ -6,13 +6,13 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use http::{HeaderMap, Method, Request, Uri};
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
+use mcpwire_http::client::HttpClient;
 use mcpwire_http::sse::{Decoder, MESSAGE};
 use mcpwire_jsonrpc::{ClassifyError, Inbound};
 use tokio::sync::mpsc;
 
-use super::HttpClient;
 use super::error::Error;
 
 /// What an inbound queue carries.
@@ -44,12 +44,9 @@ pub(crate) async fn open(
             request_headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         }
         let request = request
-            .body(Full::new(Bytes::new()))
+            .body(Bytes::new())
             .map_err(|error| Error::Request(error.into()))?;
-        let response = http
-            .request(request)
-            .await
-            .map_err(|error| Error::Request(error.into()))?;
+        let response = http.request(request).await.map_err(Error::Request)?;
         let status = response.status();
         if !status.is_success() {
             let www_authenticate = response

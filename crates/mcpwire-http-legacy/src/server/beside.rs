@@ -1,23 +1,25 @@
 //! `Beside`: the legacy endpoints next to another service (the Streamable
 //! HTTP endpoint) on one listener, dispatched by path (LEG-07).
 
-use core::error::Error as StdError;
 use core::future::{Future, poll_fn};
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use http::{Request, Response};
 use http_body_util::Either;
+use mcpwire_http::server::body::SendBody;
+use mcpwire_http::server::{Drain, ResponseBody};
 
-use super::body::ResponseBody;
 use super::service::LegacySse;
 
 /// A service answering the legacy paths with a [`LegacySse`] and every
 /// other request with `inner`; made by [`LegacySse::beside`].
 ///
 /// Its responses carry either body ([`Either`]). It is what a bare hyper
-/// server needs to host both transports on one port; with axum, route the
-/// two legacy paths to the [`LegacySse`] instead.
+/// server, or mcpwire-http's `serve`, needs to host both transports on one
+/// port: `serve(listener, legacy.beside(streamable))`, whose graceful
+/// shutdown drains both ([`Drain`]). With axum, route the two legacy paths
+/// to the [`LegacySse`] instead.
 #[derive(Clone, Debug)]
 pub struct Beside<S> {
     legacy: LegacySse,
@@ -40,9 +42,7 @@ where
     S: tower_service::Service<Request<B>, Response = Response<InnerBody>> + Clone + Send + 'static,
     S::Future: Send + 'static,
     S::Error: 'static,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
     InnerBody: 'static,
 {
     type Response = Response<Either<ResponseBody, InnerBody>>;
@@ -68,5 +68,20 @@ where
             let response = inner.call(request).await?;
             Ok(response.map(Either::Right))
         })
+    }
+}
+
+impl<S: Drain + Sync> Drain for Beside<S> {
+    /// Begins draining both services: the legacy sessions end, and `inner`
+    /// does what it does (for `StreamableHttp`, its standalone streams end
+    /// and new sessions are refused).
+    fn begin_drain(&self) {
+        self.legacy.begin_drain();
+        self.inner.begin_drain();
+    }
+
+    async fn drained(&self) {
+        self.legacy.drained().await;
+        self.inner.drained().await;
     }
 }

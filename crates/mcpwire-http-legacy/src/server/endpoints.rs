@@ -2,19 +2,20 @@
 //! LEG-04), POST of the message path delivers one client message to it
 //! (LEG-05).
 
-use core::error::Error as StdError;
 use std::sync::Arc;
 
-use bytes::{Bytes, BytesMut};
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use bytes::BytesMut;
+use http::StatusCode;
 use http::request::Parts;
-use http::{HeaderMap, StatusCode};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use mcpwire_http::server::SessionId;
+use mcpwire_http::server::body::{
+    self, HttpResponse, ReadError, SendBody, empty, read_limited, sse,
+};
+use mcpwire_http::server::security::is_json_content;
 use mcpwire_http::sse::Event;
 use mcpwire_jsonrpc::Inbound;
 use tokio::sync::mpsc;
 
-use super::body::{HttpResponse, empty, refusal, sse, unavailable};
 use super::service::Shared;
 use super::session::{SessionState, StreamSettings, stream, wait_ended};
 use super::transport::LegacyTransport;
@@ -27,7 +28,7 @@ pub(crate) const SESSION_PARAMETER: &str = "sessionId";
 /// SSE stream whose first event is `endpoint`, naming the URI to POST to.
 pub(crate) fn open_session(shared: &Arc<Shared>) -> HttpResponse {
     let config = &shared.config;
-    let Some(id) = new_session_id() else {
+    let Some(id) = SessionId::generate() else {
         tracing::error!("the operating system's random number generator failed");
         return refusal(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -36,7 +37,7 @@ pub(crate) fn open_session(shared: &Arc<Shared>) -> HttpResponse {
     };
     let (inbox_sender, inbox) = mpsc::channel(config.inbox_capacity);
     let (outbox, outbox_receiver) = mpsc::channel(config.stream_buffer);
-    let state = Arc::new(SessionState::new(id));
+    let state = Arc::new(SessionState::new(Arc::from(id.as_str())));
     if !shared
         .registry
         .insert(&state, inbox_sender, config.max_sessions)
@@ -86,9 +87,7 @@ pub(crate) fn open_session(shared: &Arc<Shared>) -> HttpResponse {
 /// JSON-RPC, on the stream).
 pub(crate) async fn deliver<B>(shared: &Arc<Shared>, parts: &Parts, body: B) -> HttpResponse
 where
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
 {
     let config = &shared.config;
     let Some(id) = session_parameter(parts.uri.query()) else {
@@ -100,23 +99,17 @@ where
     let Some((inbox, state)) = shared.registry.lookup(id) else {
         return refusal(StatusCode::NOT_FOUND, "no such session");
     };
-    if !is_json(&parts.headers) {
+    if !is_json_content(&parts.headers) {
         return refusal(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "the Content-Type must be application/json",
         );
     }
-    let declared = parts
-        .headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > config.max_body as u64) {
-        return too_large(config.max_body);
-    }
-    let bytes: Bytes = match Limited::new(body, config.max_body).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<LengthLimitError>() => return too_large(config.max_body),
+    let bytes = match read_limited(&parts.headers, body, config.max_body).await {
+        Ok(bytes) => bytes,
+        Err(error @ ReadError::TooLarge { .. }) => {
+            return refusal(StatusCode::PAYLOAD_TOO_LARGE, &error.to_string());
+        }
         Err(error) => {
             tracing::debug!(%error, "reading a legacy POST body failed");
             return refusal(StatusCode::BAD_REQUEST, "the body could not be read");
@@ -139,11 +132,17 @@ where
     }
 }
 
-fn too_large(limit: usize) -> HttpResponse {
-    refusal(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        &format!("the body exceeds {limit} bytes"),
-    )
+/// A response with `status` whose body is a JSON-RPC error without id
+/// saying `reason` after the status's name: what the Streamable HTTP
+/// endpoint answers too, so a client reads both endpoints' refusals alike.
+pub(crate) fn refusal(status: StatusCode, reason: &str) -> HttpResponse {
+    let name = status.canonical_reason().unwrap_or("Refused");
+    body::invalid_request(status, &format!("{name}: {reason}"))
+}
+
+/// 503 asking the client to come back in a few seconds.
+fn unavailable(reason: &str) -> HttpResponse {
+    body::unavailable(&format!("Service Unavailable: {reason}"))
 }
 
 /// The value of the `sessionId` query parameter.
@@ -156,30 +155,6 @@ fn session_parameter(query: Option<&str>) -> Option<&str> {
         .filter(|value| !value.is_empty())
 }
 
-/// Whether `Content-Type` is `application/json` (parameters allowed).
-fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-}
-
-/// 32 bytes from the operating system's CSPRNG, in hex; `None` if it
-/// failed.
-fn new_session_id() -> Option<Arc<str>> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).ok()?;
-    let mut text = String::with_capacity(64);
-    for byte in bytes {
-        text.push(char::from(HEX[usize::from(byte >> 4)]));
-        text.push(char::from(HEX[usize::from(byte & 0x0f)]));
-    }
-    Some(Arc::from(text))
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,14 +165,5 @@ mod tests {
         assert_eq!(session_parameter(Some("sessionId=")), None);
         assert_eq!(session_parameter(Some("sessionid=abc")), None);
         assert_eq!(session_parameter(None), None);
-    }
-
-    #[test]
-    fn session_ids_are_long_random_and_hex() {
-        let first = new_session_id().unwrap();
-        let second = new_session_id().unwrap();
-        assert_eq!(first.len(), 64);
-        assert!(first.bytes().all(|b| b.is_ascii_hexdigit()));
-        assert_ne!(first, second);
     }
 }

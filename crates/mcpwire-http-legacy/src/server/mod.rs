@@ -6,19 +6,28 @@
 //! [`LegacySse::new`] takes a [`Config`] and a connect hook, which receives
 //! a [`LegacyTransport`] for every new session and typically spawns a
 //! runtime on it. Host it next to mcpwire-http's Streamable HTTP endpoint
-//! (LEG-07), for example with [`LegacySse::beside`]:
+//! (LEG-07), for example with [`LegacySse::beside`] and mcpwire-http's
+//! `serve`, whose graceful shutdown then ends the legacy sessions too:
 //!
 //! ```no_run
 //! # fn runtime<T>(_: T) {}
-//! use mcpwire_http::server::{Config as HttpConfig, StreamableHttp};
+//! use mcpwire_http::server::{Config as HttpConfig, StreamableHttp, serve};
 //! use mcpwire_http_legacy::server::{Config, LegacySse};
 //!
+//! # async fn run() -> std::io::Result<()> {
 //! let streamable = StreamableHttp::new(HttpConfig::default(), |transport| runtime(transport));
 //! let legacy = LegacySse::new(Config::default(), |transport| runtime(transport));
 //! // `/sse` and `/message` go to the legacy server, anything else to `/mcp`'s.
 //! let service = legacy.beside(streamable);
-//! # let _ = service;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+//! serve(listener, service).await
+//! # }
 //! ```
+//!
+//! Both endpoints share mcpwire-http's request checks (the same
+//! [`HostPolicy`](mcpwire_http::server::HostPolicy) and
+//! [`OriginPolicy`](mcpwire_http::server::OriginPolicy) rules), its
+//! response body type and its bounded body reader.
 //!
 //! # What the endpoints answer
 //!
@@ -54,16 +63,16 @@
 //! fixed amount of memory.
 
 mod beside;
-mod body;
 mod config;
 mod endpoints;
-mod security;
 mod service;
 mod session;
 mod transport;
 
 pub use beside::Beside;
-pub use body::{HttpResponse, ResponseBody};
 pub use config::Config;
+/// The response types are mcpwire-http's, so that both endpoints of one
+/// server answer with one body type.
+pub use mcpwire_http::server::{HttpResponse, ResponseBody};
 pub use service::LegacySse;
 pub use transport::{LegacyReceiver, LegacySender, LegacyTransport, TransportError};

@@ -2,19 +2,19 @@
 //! path and method, and the state shared by its clones.
 
 use core::convert::Infallible;
-use core::error::Error as StdError;
 use core::future::Future;
-use core::pin::Pin;
 use core::task::{Context, Poll};
 use std::sync::Arc;
 
 use http::{Method, Request, StatusCode};
+use mcpwire_http::server::body::{SendBody, method_not_allowed};
+use mcpwire_http::server::security::check_host_and_origin;
+use mcpwire_http::server::{Drain, HttpResponse, ResponseFuture};
 
-use super::body::{HttpResponse, method_not_allowed, refusal};
 use super::config::Config;
+use super::endpoints::{self, refusal};
 use super::session::Registry;
 use super::transport::LegacyTransport;
-use super::{endpoints, security};
 
 /// The hook that receives each new session.
 type ConnectHook = dyn Fn(LegacyTransport) + Send + Sync;
@@ -98,9 +98,7 @@ impl LegacySse {
     /// Answers one HTTP request.
     pub async fn handle<B>(&self, request: Request<B>) -> HttpResponse
     where
-        B: http_body::Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<Box<dyn StdError + Send + Sync>>,
+        B: SendBody,
     {
         let (parts, body) = request.into_parts();
         let config = &self.shared.config;
@@ -109,8 +107,10 @@ impl LegacySse {
         if !sse && !message {
             return refusal(StatusCode::NOT_FOUND, "no legacy MCP endpoint at this path");
         }
-        if let Err(reason) = security::check(config, &parts) {
-            return refusal(StatusCode::FORBIDDEN, reason);
+        // The checks and policies of the Streamable HTTP endpoint, so that
+        // both endpoints of one server are configured alike (LEG-01).
+        if let Err(rejection) = check_host_and_origin(&parts, &config.hosts, &config.origins) {
+            return rejection.to_response();
         }
         match parts.method {
             Method::GET if sse => endpoints::open_session(&self.shared),
@@ -124,20 +124,34 @@ impl LegacySse {
 
 impl<B> tower_service::Service<Request<B>> for LegacySse
 where
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
 {
     type Response = HttpResponse;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
         let service = self.clone();
         Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}
+
+impl Drain for LegacySse {
+    /// Ends every session ([`LegacySse::close_sessions`]) as soon as the
+    /// shutdown begins: a session's answers travel on its SSE stream,
+    /// which would otherwise hold its connection open until the drain
+    /// timeout.
+    fn begin_drain(&self) {
+        self.close_sessions();
+    }
+
+    fn drained(&self) -> impl Future<Output = ()> + Send {
+        // Sessions opened while connections drained end too.
+        self.close_sessions();
+        core::future::ready(())
     }
 }

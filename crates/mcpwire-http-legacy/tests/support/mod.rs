@@ -1,7 +1,8 @@
-//! Shared pieces of the integration tests: real hyper servers on
-//! 127.0.0.1 (the legacy endpoints, the Streamable HTTP endpoint, both),
-//! an `mcpwire_server::Server` behind them, and a raw HTTP client that
-//! reads SSE incrementally. Every wait is bounded in time.
+//! Shared pieces of the integration tests: real servers on 127.0.0.1 (the
+//! legacy endpoints, the Streamable HTTP endpoint, both; over mcpwire-http's
+//! `serve`, or over TLS), an `mcpwire_server::Server` behind them, and a
+//! raw HTTP client that reads SSE incrementally. Every wait is bounded in
+//! time.
 
 #![allow(
     dead_code,
@@ -15,8 +16,10 @@
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
 )]
 
+pub mod tls;
+
 use std::convert::Infallible;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,13 +29,12 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioExecutor;
 use mcpwire_client::{Client, ClientConfig};
-use mcpwire_http::server::{Config as HttpConfig, LocalAddr, StreamableHttp};
+use mcpwire_http::server::body::SendBody;
+use mcpwire_http::server::{Config as HttpConfig, StreamableHttp, serve};
 use mcpwire_http::sse::{Decoder, Event};
 use mcpwire_http_legacy::server::{Config, LegacySse, LegacyTransport};
 use mcpwire_server::{Context, HandlerError, Server};
@@ -55,16 +57,18 @@ pub async fn within<T>(future: impl Future<Output = T>) -> T {
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// A hyper server on a fresh 127.0.0.1 port; stops when dropped.
+/// A server on a fresh 127.0.0.1 port; stops when dropped.
 pub struct Listener {
     pub addr: SocketAddr,
+    /// `http://127.0.0.1:port`, or `https://localhost:port` over TLS.
+    pub base: String,
     task: JoinHandle<()>,
 }
 
 impl Listener {
-    /// `http://127.0.0.1:port{path}`.
+    /// The base URL followed by `path`.
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        format!("{}{path}", self.base)
     }
 }
 
@@ -74,43 +78,25 @@ impl Drop for Listener {
     }
 }
 
-/// Serves `service` over HTTP/1.1, inserting each connection's
-/// [`LocalAddr`] as mcpwire-http's `serve` does.
+/// Serves `service` with mcpwire-http's `serve`, which inserts each
+/// connection's `LocalAddr`.
 pub async fn listen<S, B>(service: S) -> Listener
 where
-    S: tower_service::Service<Request<Incoming>, Response = Response<B>>
-        + Clone
-        + Send
-        + Sync
-        + 'static,
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
     S::Error: Into<BoxError>,
-    S::Future: Send,
-    B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
+    B: SendBody,
 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
-        let mut connections = tokio::task::JoinSet::new();
-        while let Ok((stream, _)) = listener.accept().await {
-            let local = stream.local_addr().unwrap();
-            let service = service.clone();
-            let handler = service_fn(move |mut request: Request<Incoming>| {
-                request.extensions_mut().insert(LocalAddr(local));
-                let mut service = service.clone();
-                async move {
-                    poll_fn(|cx| service.poll_ready(cx)).await?;
-                    service.call(request).await
-                }
-            });
-            connections.spawn(async move {
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-            });
-        }
+        let _ = serve(listener, service).await;
     });
-    Listener { addr, task }
+    Listener {
+        addr,
+        base: format!("http://{addr}"),
+        task,
+    }
 }
 
 /// The tools every test server offers, in every revision.

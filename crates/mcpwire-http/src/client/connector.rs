@@ -1,6 +1,7 @@
 //! The HTTP/1.1 client stack: hyper-util's pooled client over TCP, with
 //! HTTPS through rustls (ring) and the system's root certificates.
 
+use std::fmt;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -8,10 +9,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http::Uri;
+use bytes::Bytes;
+use http::{Request, Response, Uri};
+use hyper::body::Incoming;
 use hyper::rt::{Read, ReadBufCursor, Write};
-use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::client::legacy::{Client, ResponseFuture};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::net::TcpStream;
@@ -22,29 +25,114 @@ use super::body::OutgoingBody;
 use super::error::{BoxError, BuildError};
 use super::options::ClientOptions;
 
-/// The pooled HTTP client the transport sends every request through.
-pub(crate) type HttpClient = Client<Connector, OutgoingBody>;
-
 /// How long an idle pooled connection is kept.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
-/// Builds the client; the TLS configuration only when `https` is needed,
-/// since reading the system's certificates takes a while.
-pub(crate) fn build(options: &ClientOptions, https: bool) -> Result<HttpClient, BuildError> {
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    http.set_nodelay(true);
-    http.set_connect_timeout(Some(options.connect_timeout));
-    let tls = if https {
-        Some(TlsConnector::from(Arc::new(tls_config(options)?)))
-    } else {
-        None
+/// Reads an MCP endpoint URL: it must be absolute, `http` or `https`, and
+/// name a host.
+///
+/// # Errors
+///
+/// [`BuildError::InvalidUrl`] or [`BuildError::UnsupportedScheme`].
+pub fn parse_url(url: &str) -> Result<Uri, BuildError> {
+    let invalid = |reason: String| BuildError::InvalidUrl {
+        url: url.to_owned(),
+        reason,
     };
-    let connector = Connector { http, tls };
-    Ok(Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-        .pool_timer(TokioTimer::new())
-        .build(connector))
+    let uri: Uri = url
+        .parse()
+        .map_err(|error: http::uri::InvalidUri| invalid(error.to_string()))?;
+    match uri.scheme_str() {
+        Some("http" | "https") => {}
+        Some(other) => return Err(BuildError::UnsupportedScheme(other.to_owned())),
+        None => return Err(invalid("it is not absolute".to_owned())),
+    }
+    if uri.host().is_none() {
+        return Err(invalid("it has no host".to_owned()));
+    }
+    Ok(uri)
+}
+
+/// The pooled HTTP/1.1 client every mcpwire HTTP client transport sends
+/// through: TCP with `TCP_NODELAY` and the options' connect timeout, and
+/// for `https` TLS through rustls, verified against the options' root
+/// certificates (the system's, and any added). Idle connections are kept
+/// for 90 s. Clones share the pool.
+///
+/// Public so that other transports (the legacy HTTP+SSE client of
+/// `mcpwire-http-legacy`) reach HTTPS servers exactly as
+/// [`StreamableHttpClient`](super::StreamableHttpClient) does.
+#[derive(Clone)]
+pub struct HttpClient {
+    inner: Client<Connector, OutgoingBody>,
+    https: bool,
+}
+
+impl fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("https", &self.https)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpClient {
+    /// A client for `endpoint`'s origin with `options`' connect timeout and
+    /// root certificates. TLS is set up only for an `https` endpoint, since
+    /// reading the system's certificates takes a while; a client built for
+    /// an `http` endpoint refuses `https` URLs.
+    ///
+    /// # Errors
+    ///
+    /// For `https`: [`BuildError::InvalidCertificate`] for a bad added
+    /// root, [`BuildError::NoRootCertificates`] when none is available,
+    /// [`BuildError::Tls`] when the TLS configuration fails.
+    pub fn for_endpoint(endpoint: &Uri, options: &ClientOptions) -> Result<Self, BuildError> {
+        let https = endpoint.scheme_str() == Some("https");
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(options.connect_timeout));
+        let tls = if https {
+            Some(TlsConnector::from(Arc::new(tls_config(options)?)))
+        } else {
+            None
+        };
+        let connector = Connector { http, tls };
+        let inner = Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+            .pool_timer(TokioTimer::new())
+            .build(connector);
+        Ok(Self { inner, https })
+    }
+
+    /// Sends `request` (its body whole, `Content-Length` set; an empty body
+    /// sends none) and waits for the response's head; the body is read
+    /// from the response as it arrives. Not bounded in time: wrap it in a
+    /// timeout.
+    ///
+    /// # Errors
+    ///
+    /// When the connection fails (refused, TLS handshake, broken) or the
+    /// answer is not HTTP.
+    pub async fn request(
+        &self,
+        request: Request<Bytes>,
+    ) -> Result<Response<Incoming>, Box<dyn std::error::Error + Send + Sync>> {
+        let request = request.map(|bytes| {
+            if bytes.is_empty() {
+                OutgoingBody::empty()
+            } else {
+                OutgoingBody::new(bytes, None)
+            }
+        });
+        Ok(self.exchange(request).await?)
+    }
+
+    /// Sends `request` with the transport's own body type.
+    pub(crate) fn exchange(&self, request: Request<OutgoingBody>) -> ResponseFuture {
+        self.inner.request(request)
+    }
 }
 
 fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, BuildError> {

@@ -39,6 +39,7 @@ use http::{HeaderName, HeaderValue, StatusCode, Uri};
 use mcpwire_jsonrpc::{Inbound, Packet, Transport, TransportReceiver, TransportSender};
 use tokio::sync::mpsc;
 
+pub use connector::{HttpClient, parse_url};
 pub use error::{BuildError, Error, StatusError, codes};
 pub use options::{ClientOptions, ReconnectPolicy};
 
@@ -151,30 +152,8 @@ impl StreamableHttpClient {
     /// A client for the MCP endpoint at `url` with `options`. Nothing is
     /// sent yet; for `https`, the root certificates are loaded now.
     pub fn with_options(url: &str, options: ClientOptions) -> Result<Self, BuildError> {
-        let endpoint: Uri =
-            url.parse()
-                .map_err(|error: http::uri::InvalidUri| BuildError::InvalidUrl {
-                    url: url.to_owned(),
-                    reason: error.to_string(),
-                })?;
-        let https = match endpoint.scheme_str() {
-            Some("https") => true,
-            Some("http") => false,
-            Some(other) => return Err(BuildError::UnsupportedScheme(other.to_owned())),
-            None => {
-                return Err(BuildError::InvalidUrl {
-                    url: url.to_owned(),
-                    reason: "it is not absolute".to_owned(),
-                });
-            }
-        };
-        if endpoint.host().is_none() {
-            return Err(BuildError::InvalidUrl {
-                url: url.to_owned(),
-                reason: "it has no host".to_owned(),
-            });
-        }
-        let http = connector::build(&options, https)?;
+        let endpoint = parse_url(url)?;
+        let http = HttpClient::for_endpoint(&endpoint, &options)?;
         let (sender, inbound) = mpsc::channel(options.inbound_capacity);
         Ok(Self {
             sender: HttpSender {
@@ -295,7 +274,7 @@ impl TransportSender for HttpSender {
         let delete = self.shared.shut_down();
         if let Some(request) = delete {
             let timeout = Some(self.shared.options.close_timeout);
-            match post::within(timeout, self.shared.http.request(request)).await {
+            match post::within(timeout, self.shared.http.exchange(request)).await {
                 Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
                     tracing::debug!("the server does not let clients end sessions (405)");
                 }

@@ -145,6 +145,23 @@ impl ClientOptions {
         self.extra_roots.push(der.into());
         self
     }
+
+    /// The headers sent with every HTTP request ([`with_header`](Self::with_header)).
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The largest message accepted, in bytes
+    /// ([`max_message_size`](Self::max_message_size)).
+    pub fn message_size_limit(&self) -> usize {
+        self.max_event_size
+    }
+
+    /// How many received packets may wait for `recv`
+    /// ([`inbound_capacity`](Self::inbound_capacity)).
+    pub fn inbound_queue_capacity(&self) -> usize {
+        self.inbound_capacity
+    }
 }
 
 /// How the client resumes a broken SSE stream (2025-03-26 to 2025-11-25:

@@ -43,7 +43,7 @@ pub(crate) async fn run(shared: Arc<Shared>, plan: PostPlan, body: Bytes, dispat
             return;
         }
     };
-    let exchange = shared.http.request(request);
+    let exchange = shared.http.exchange(request);
     let response = match within(shared.options.request_timeout, exchange).await {
         Ok(response) => response,
         Err(error) => {

@@ -177,7 +177,7 @@ async fn open_stream(shared: &Shared, last_event_id: Option<&str>) -> Opened {
         .options
         .request_timeout
         .unwrap_or(STREAM_OPEN_TIMEOUT);
-    match within(Some(timeout), shared.http.request(request)).await {
+    match within(Some(timeout), shared.http.exchange(request)).await {
         Ok(response) => {
             let status = response.status();
             if status.is_success()

@@ -1,15 +1,24 @@
-//! The response body type, the responses the server builds, and the
-//! encoding of the SSE events it writes.
+//! The response body type, the responses the server builds, the bounded
+//! reading of request bodies, and the encoding of the SSE events it writes.
+//!
+//! Public so that other MCP endpoints hosted beside [`StreamableHttp`]
+//! (such as the legacy HTTP+SSE endpoints of `mcpwire-http-legacy`) answer
+//! with the same body type and read bodies under the same rules.
+//!
+//! [`StreamableHttp`]: super::StreamableHttp
 
 use core::convert::Infallible;
+use core::error::Error as StdError;
+use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::Stream;
-use http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
-use http::{Response, StatusCode};
+use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use http::{HeaderMap, Response, StatusCode};
 use http_body::{Frame, SizeHint};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcpwire_jsonrpc::{ErrorObject, ErrorResponse, Message, RequestId};
 
 /// The body of every response of the server: empty, one JSON document, or
@@ -31,14 +40,16 @@ impl ResponseBody {
         }
     }
 
-    pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
+    /// A body of `bytes`, sent whole (empty bytes make an empty body).
+    pub fn full(bytes: impl Into<Bytes>) -> Self {
         let bytes = bytes.into();
         Self {
             kind: Kind::Full((!bytes.is_empty()).then_some(bytes)),
         }
     }
 
-    pub(crate) fn stream(stream: impl Stream<Item = Bytes> + Send + 'static) -> Self {
+    /// A body of the chunks `stream` yields, ending when it does.
+    pub fn stream(stream: impl Stream<Item = Bytes> + Send + 'static) -> Self {
         Self {
             kind: Kind::Stream(Box::pin(stream)),
         }
@@ -89,15 +100,19 @@ impl http_body::Body for ResponseBody {
 /// The response type of the server.
 pub type HttpResponse = Response<ResponseBody>;
 
+/// The future of the server's `tower::Service::call`: it always yields a
+/// response, refusals included, and never an error.
+pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
 /// A response with `status` and no body.
-pub(crate) fn empty(status: StatusCode) -> HttpResponse {
+pub fn empty(status: StatusCode) -> HttpResponse {
     let mut response = Response::new(ResponseBody::empty());
     *response.status_mut() = status;
     response
 }
 
-/// A response with `status` and a JSON body.
-pub(crate) fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
+/// A response with `status` and a JSON body (`application/json`).
+pub fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
     let mut response = Response::new(ResponseBody::full(body));
     *response.status_mut() = status;
     response
@@ -108,17 +123,40 @@ pub(crate) fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
 
 /// A response with `status` whose body is a JSON-RPC error answering `id`
 /// (`null` when unknown).
-pub(crate) fn rpc_error(
-    status: StatusCode,
-    id: Option<RequestId>,
-    error: ErrorObject,
-) -> HttpResponse {
+pub fn rpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> HttpResponse {
     let message = Message::Error(ErrorResponse::new(id, error));
     json(status, message.to_vec())
 }
 
-/// A 200 response streaming `events` as `text/event-stream`.
-pub(crate) fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
+/// A response with `status` whose body is a JSON-RPC Invalid Request
+/// error without id saying `message`: how the server refuses a request
+/// before any JSON-RPC message of it is known.
+pub fn invalid_request(status: StatusCode, message: &str) -> HttpResponse {
+    rpc_error(status, None, ErrorObject::invalid_request(message))
+}
+
+/// A 503 refusal saying `message`, asking the client with `Retry-After`
+/// to come back in a few seconds.
+pub fn unavailable(message: &str) -> HttpResponse {
+    let mut response = invalid_request(StatusCode::SERVICE_UNAVAILABLE, message);
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// A 405 response whose `Allow` header lists `allow` (`"GET, POST"`).
+pub fn method_not_allowed(allow: &'static str) -> HttpResponse {
+    let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// A 200 response streaming `events` as `text/event-stream`, uncached and
+/// unbuffered by proxies.
+pub fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
     let mut response = Response::new(ResponseBody::stream(events));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -126,6 +164,70 @@ pub(crate) fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpRes
     // Tells reverse proxies not to buffer the stream (2026-07-28).
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
+}
+
+/// A body that can cross tasks and threads: `Send`, `'static`, with `Send`
+/// chunks and errors that convert into a boxed error. Every request body
+/// the servers take, and every response body [`serve`](super::serve())
+/// sends, is one; it is implemented for every such body (hyper's
+/// `Incoming`, axum's `Body`, [`ResponseBody`], ...).
+pub trait SendBody:
+    http_body::Body<Data: Send, Error: Into<Box<dyn StdError + Send + Sync>>> + Send + 'static
+{
+}
+
+impl<B> SendBody for B
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+}
+
+/// Why [`read_limited`] read no body.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The body is larger than the limit, by its `Content-Length` or by
+    /// what arrived (answer 413).
+    #[error("the body exceeds {limit} bytes")]
+    TooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The body could not be read: the connection broke or the client
+    /// sent a malformed body (answer 400).
+    #[error("the body could not be read")]
+    Unreadable(#[source] Box<dyn StdError + Send + Sync>),
+}
+
+/// Reads a whole request body of at most `limit` bytes. A declared
+/// `Content-Length` over the limit is refused before anything is read, and
+/// reading stops as soon as the limit is passed, so a client can never
+/// make the server hold more than `limit` bytes of one body.
+///
+/// # Errors
+///
+/// [`ReadError::TooLarge`] past the limit, [`ReadError::Unreadable`] when
+/// the body fails.
+pub async fn read_limited<B>(headers: &HeaderMap, body: B, limit: usize) -> Result<Bytes, ReadError>
+where
+    B: SendBody,
+{
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(ReadError::TooLarge { limit });
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(ReadError::TooLarge { limit })
+        }
+        Err(error) => Err(ReadError::Unreadable(error)),
+    }
 }
 
 /// The SSE encoding of what the server writes: events, priming events,

@@ -5,30 +5,21 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use http::StatusCode;
-use http::header::{ALLOW, HeaderValue};
 use http::request::Parts;
 
-use super::body::{HttpResponse, empty, sse};
-use super::post::{bad, check_version_header, store_failed};
+use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, sse};
+use super::post::{check_version_header, store_failed};
 use super::reader::{SseState, StreamGuard, has_polling, parse_event_id};
 use super::security::accepts;
 use super::service::Shared;
 use super::store::{SessionId, StreamEvent, StreamKey};
 use crate::headers::{LAST_EVENT_ID, MCP_SESSION_ID};
 
-fn method_not_allowed(allow: &'static str) -> HttpResponse {
-    let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
-    response
-        .headers_mut()
-        .insert(ALLOW, HeaderValue::from_static(allow));
-    response
-}
-
 /// The session a GET or DELETE names: 400 without the header (HTTP-38),
 /// 404 for an id this server could never have issued.
 fn session_of(parts: &Parts) -> Result<SessionId, Box<HttpResponse>> {
     let raw = parts.headers.get(MCP_SESSION_ID).ok_or_else(|| {
-        Box::new(bad(
+        Box::new(invalid_request(
             StatusCode::BAD_REQUEST,
             "Bad Request: the Mcp-Session-Id header is required",
         ))
@@ -54,7 +45,7 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
         return Err(method_not_allowed("POST"));
     }
     if !accepts(&parts.headers, "text/event-stream") {
-        return Err(bad(
+        return Err(invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: the Accept header must list text/event-stream",
         ));
@@ -76,13 +67,13 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
         return Err(method_not_allowed("POST, DELETE"));
     }
     if shared.is_shutting_down() {
-        return Err(bad(
+        return Err(invalid_request(
             StatusCode::SERVICE_UNAVAILABLE,
             "Service Unavailable: the server is shutting down",
         ));
     }
     let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
-        bad(
+        invalid_request(
             StatusCode::TOO_MANY_REQUESTS,
             "Too Many Requests: this session has too many open streams",
         )

@@ -23,14 +23,19 @@
 //! ```
 //!
 //! The service does not look at the path: mount it on one route of an axum
-//! router (`Router::route_service("/mcp", service)`) or serve it alone with
-//! [`serve()`], which also drains in-flight requests on shutdown.
+//! router (`Router::route_service("/mcp", service)`) or serve it with
+//! [`serve()`] (alone, or beside other endpoints), which also drains
+//! in-flight requests on shutdown ([`Drain`]).
+//!
+//! Other endpoints hosted beside it can share its request checks
+//! ([`security::check_host_and_origin`]), its body type and response
+//! builders, and its bounded body reader ([`body`]).
 //!
 //! # What the endpoint answers
 //!
 //! | request | answer |
 //! |---|---|
-//! | bad `Host` or `Origin` (DNS rebinding) | 403 (see `security`) |
+//! | bad `Host` or `Origin` (DNS rebinding) | 403 (see [`security`]) |
 //! | POST without `Accept` of both JSON and SSE / GET without SSE | 406 |
 //! | POST whose `Content-Type` is not `application/json` | 415 |
 //! | POST body over the limit (4 MiB) | 413 |
@@ -118,7 +123,7 @@
 //! publishes them. The HTTP side subscribes before reading the log, and
 //! skips events by number, so resumption neither loses nor repeats events.
 
-mod body;
+pub mod body;
 mod config;
 mod get;
 mod memory;
@@ -126,7 +131,7 @@ mod params;
 mod post;
 mod reader;
 mod request;
-mod security;
+pub mod security;
 mod serve;
 mod service;
 mod stateless;
@@ -135,12 +140,12 @@ mod transport;
 mod validate;
 mod writer;
 
-pub use body::{HttpResponse, ResponseBody};
+pub use body::{HttpResponse, ResponseBody, ResponseFuture};
 pub use config::{Config, HostPolicy, OriginPolicy, ResponseMode};
 pub use memory::{MemoryBus, MemoryEventStore, MemorySessionStore};
 pub use params::{LearnedParamHeaders, ParamHeader, ToolParamHeaders, param_headers};
 pub use security::LocalAddr;
-pub use serve::{Serve, serve};
+pub use serve::{Drain, Serve, serve};
 pub use service::{Stats, StreamableHttp};
 pub use store::{
     Envelope, EventStore, Inbox, MessageBus, Replay, SessionId, SessionRecord, SessionStore,

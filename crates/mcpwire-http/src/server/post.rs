@@ -2,18 +2,17 @@
 //! stateless era, session creation at `initialize`, and delivery of
 //! session traffic to its runtime.
 
-use core::error::Error as StdError;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, HeaderValue, RETRY_AFTER};
 use http::request::Parts;
 use http::{HeaderMap, StatusCode};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
 use mcpwire_types::{ProtocolVersion, UnsupportedProtocolVersionData, meta_keys};
 
-use super::body::{HttpResponse, empty, rpc_error};
+use super::body::{
+    HttpResponse, ReadError, SendBody, empty, invalid_request, read_limited, rpc_error, unavailable,
+};
 use super::config::ResponseMode;
 use super::reader::{Outgoing, StreamGuard, respond};
 use super::security::{accepts, is_json_content};
@@ -27,9 +26,7 @@ use crate::headers::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 /// Answers a POST to the MCP endpoint.
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: &Parts, body: B) -> HttpResponse
 where
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
 {
     match try_handle(shared, parts, body).await {
         Ok(response) | Err(response) => response,
@@ -42,20 +39,18 @@ async fn try_handle<B>(
     body: B,
 ) -> Result<HttpResponse, HttpResponse>
 where
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
 {
     // HTTP-07: the client must accept both forms of answer.
     if !accepts(&parts.headers, "application/json") || !accepts(&parts.headers, "text/event-stream")
     {
-        return Err(bad(
+        return Err(invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: the Accept header must list application/json and text/event-stream",
         ));
     }
     if !is_json_content(&parts.headers) {
-        return Err(bad(
+        return Err(invalid_request(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Unsupported Media Type: the body must be application/json",
         ));
@@ -99,7 +94,7 @@ where
             create_session(shared, payload, inbound).await
         }
         // HTTP-38: everything but initialize needs the session id.
-        _ => Err(bad(
+        _ => Err(invalid_request(
             StatusCode::BAD_REQUEST,
             "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
         )),
@@ -152,36 +147,20 @@ pub(crate) fn check_version_header(
 /// Reads the body, refusing more than `limit` bytes with 413.
 async fn read_body<B>(headers: &HeaderMap, body: B, limit: usize) -> Result<Bytes, HttpResponse>
 where
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
 {
-    let too_large = || {
-        bad(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "Payload Too Large: the body exceeds the server's limit",
-        )
-    };
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return Err(too_large());
-    }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(_) => Err(bad(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: the body could not be read",
-        )),
-    }
-}
-
-/// An HTTP error with a JSON-RPC error body without id.
-pub(crate) fn bad(status: StatusCode, message: &str) -> HttpResponse {
-    rpc_error(status, None, ErrorObject::invalid_request(message))
+    read_limited(headers, body, limit)
+        .await
+        .map_err(|error| match error {
+            ReadError::TooLarge { .. } => invalid_request(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: the body exceeds the server's limit",
+            ),
+            _ => invalid_request(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the body could not be read",
+            ),
+        })
 }
 
 /// A store or bus failure.
@@ -192,14 +171,6 @@ pub(crate) fn store_failed(error: &StoreError) -> HttpResponse {
         None,
         ErrorObject::internal_error("the server's session state failed"),
     )
-}
-
-fn unavailable(message: &str) -> HttpResponse {
-    let mut response = bad(StatusCode::SERVICE_UNAVAILABLE, message);
-    response
-        .headers_mut()
-        .insert(RETRY_AFTER, HeaderValue::from_static("5"));
-    response
 }
 
 /// Starts a session for an `initialize` POST and hands its transport to
@@ -294,7 +265,7 @@ async fn session_post(
         };
     }
     let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
-        bad(
+        invalid_request(
             StatusCode::TOO_MANY_REQUESTS,
             "Too Many Requests: this session has too many open streams",
         )

@@ -2,6 +2,10 @@
 //! DNS rebinding (HTTP-02, HTTP-03), and the media types of `Accept` and
 //! `Content-Type`.
 //!
+//! [`check_host_and_origin`] is public so that every endpoint of one
+//! server (the legacy HTTP+SSE endpoints of `mcpwire-http-legacy` too)
+//! applies the same [`HostPolicy`] and [`OriginPolicy`] rules.
+//!
 //! A bad `Host` and a bad `Origin` both get **403 Forbidden**. The spec
 //! prescribes 403 for `Origin`; for `Host` we use the same status rather
 //! than 421 Misdirected Request, because 421 invites the client to retry on
@@ -13,10 +17,9 @@ use std::net::{IpAddr, SocketAddr};
 use http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
 use http::{HeaderMap, StatusCode};
-use mcpwire_jsonrpc::ErrorObject;
 
-use super::body::{HttpResponse, rpc_error};
-use super::config::{Config, HostPolicy, OriginPolicy};
+use super::body::{HttpResponse, invalid_request};
+use super::config::{HostPolicy, OriginPolicy};
 
 /// The local address of the connection a request arrived on.
 ///
@@ -26,12 +29,46 @@ use super::config::{Config, HostPolicy, OriginPolicy};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalAddr(pub SocketAddr);
 
-/// Refuses requests whose `Host` or `Origin` the configuration does not
-/// allow, with 403 and a JSON-RPC error without id.
-pub(crate) fn check_host_and_origin(
-    config: &Config,
+/// Why [`check_host_and_origin`] refused a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Rejection {
+    /// The `Host` header (or, without one, the request URI's authority) is
+    /// missing or names a host the [`HostPolicy`] does not allow.
+    #[error("the Host header names a host this server does not serve")]
+    Host,
+    /// The `Origin` header names an origin the [`OriginPolicy`] does not
+    /// allow.
+    #[error("the Origin header names an origin this server does not accept")]
+    Origin,
+}
+
+impl Rejection {
+    /// The answer to a refused request: 403 with a JSON-RPC Invalid
+    /// Request error without id, `"Forbidden: {reason}"`.
+    pub fn to_response(self) -> HttpResponse {
+        invalid_request(StatusCode::FORBIDDEN, &format!("Forbidden: {self}"))
+    }
+}
+
+/// Checks a request's `Host` and `Origin` headers against DNS rebinding.
+///
+/// The connection's local address comes from the request's [`LocalAddr`]
+/// extension: on a loopback address, or when it is absent, the `Auto`
+/// policies accept only loopback names; elsewhere [`HostPolicy::Auto`]
+/// accepts any host and [`OriginPolicy::Auto`] only the server's own
+/// origin (the `Host`). A request without `Origin` did not come from a
+/// browser and passes the origin check.
+///
+/// # Errors
+///
+/// The [`Rejection`] saying which header was refused; answer it with
+/// [`Rejection::to_response`].
+pub fn check_host_and_origin(
     parts: &Parts,
-) -> Result<(), Box<HttpResponse>> {
+    hosts: &HostPolicy,
+    origins: &OriginPolicy,
+) -> Result<(), Rejection> {
     let loopback = parts
         .extensions
         .get::<LocalAddr>()
@@ -42,7 +79,7 @@ pub(crate) fn check_host_and_origin(
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned)
         .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()));
-    let host_ok = match &config.hosts {
+    let host_ok = match hosts {
         HostPolicy::Any => true,
         HostPolicy::Auto if !loopback => true,
         HostPolicy::Auto | HostPolicy::Loopback => authority
@@ -53,15 +90,13 @@ pub(crate) fn check_host_and_origin(
             .is_some_and(|a| host_listed(allowed, a)),
     };
     if !host_ok {
-        return Err(Box::new(forbidden(
-            "the Host header names a host this server does not serve",
-        )));
+        return Err(Rejection::Host);
     }
     let Some(origin) = parts.headers.get(ORIGIN) else {
         return Ok(());
     };
     let origin = origin.to_str().unwrap_or_default().trim();
-    let origin_ok = match &config.origins {
+    let origin_ok = match origins {
         OriginPolicy::Any => true,
         OriginPolicy::List(allowed) => allowed.iter().any(|o| o.eq_ignore_ascii_case(origin)),
         OriginPolicy::Auto => match origin_authority(origin) {
@@ -75,18 +110,8 @@ pub(crate) fn check_host_and_origin(
     if origin_ok {
         Ok(())
     } else {
-        Err(Box::new(forbidden(
-            "the Origin header names an origin this server does not accept",
-        )))
+        Err(Rejection::Origin)
     }
-}
-
-fn forbidden(reason: &str) -> HttpResponse {
-    rpc_error(
-        StatusCode::FORBIDDEN,
-        None,
-        ErrorObject::invalid_request(format!("Forbidden: {reason}")),
-    )
 }
 
 /// The host part of `host[:port]` (IPv6 literals keep no brackets).
@@ -106,7 +131,7 @@ fn is_loopback_name(host: &str) -> bool {
 }
 
 /// Whether `authority` matches an entry: `name` matches any port,
-/// `name:port` only that port.
+/// `name:port` only that port, `[ipv6]` any port.
 fn host_listed(allowed: &[String], authority: &str) -> bool {
     let host = split_host(authority);
     allowed.iter().any(|entry| {
@@ -115,6 +140,9 @@ fn host_listed(allowed: &[String], authority: &str) -> bool {
             || entry
                 .strip_prefix('[')
                 .and_then(|e| e.strip_suffix(']'))
+                // An IPv6 literal holds no bracket: a malformed entry such
+                // as `[a]b]` matches nothing rather than the host `a]b`.
+                .filter(|e| !e.contains(']'))
                 .is_some_and(|e| e.eq_ignore_ascii_case(host))
     })
 }
@@ -156,7 +184,7 @@ pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
 }
 
 /// Whether `Content-Type` is `application/json` (parameters allowed).
-pub(crate) fn is_json_content(headers: &HeaderMap) -> bool {
+pub fn is_json_content(headers: &HeaderMap) -> bool {
     headers
         .get(CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
@@ -169,6 +197,7 @@ mod tests {
     use http::{HeaderValue, Request};
 
     use super::*;
+    use crate::server::Config;
 
     fn parts(host: Option<&str>, origin: Option<&str>, local: Option<&str>) -> Parts {
         let mut request = Request::builder().uri("/mcp");
@@ -191,7 +220,8 @@ mod tests {
         origin: Option<&str>,
         local: Option<&str>,
     ) -> bool {
-        check_host_and_origin(config, &parts(host, origin, local)).is_ok()
+        let parts = parts(host, origin, local);
+        check_host_and_origin(&parts, &config.hosts, &config.origins).is_ok()
     }
 
     #[test]
@@ -211,6 +241,13 @@ mod tests {
             Some("http://[::1]:3000"),
             None
         ));
+        assert!(allowed(
+            &config,
+            Some("[::1]:3000"),
+            Some("http://127.0.0.1:9"),
+            None
+        ));
+        assert!(!allowed(&config, Some("evil.example.com"), None, local));
         assert!(!allowed(
             &config,
             Some("evil.example.com"),
@@ -243,6 +280,12 @@ mod tests {
             Some("https://mcp.example.com"),
             local
         ));
+        assert!(allowed(
+            &config,
+            Some("mcp.example.com"),
+            Some("https://MCP.example.com"),
+            local
+        ));
         assert!(!allowed(
             &config,
             Some("mcp.example.com"),
@@ -259,6 +302,7 @@ mod tests {
         assert!(allowed(&config, Some("EXAMPLE.com:1234"), None, None));
         assert!(allowed(&config, Some("api.example.com:8443"), None, None));
         assert!(!allowed(&config, Some("api.example.com:9999"), None, None));
+        assert!(!allowed(&config, Some("other.example.com"), None, None));
         assert!(allowed(
             &config,
             Some("example.com"),
@@ -271,6 +315,32 @@ mod tests {
             Some("https://example.com"),
             None
         ));
+    }
+
+    #[test]
+    fn bracketed_entries_match_ipv6_literals_on_any_port_and_nothing_else() {
+        let config = Config::default().allowed_hosts(["[::1]", "[a]b]"]);
+        assert!(allowed(&config, Some("[::1]:80"), None, None));
+        assert!(allowed(&config, Some("[::1]"), None, None));
+        assert!(!allowed(&config, Some("[::2]:80"), None, None));
+        assert!(!allowed(&config, Some("a]b"), None, None));
+        assert!(!allowed(&config, Some("a]b:80"), None, None));
+    }
+
+    #[test]
+    fn refusals_name_the_header_in_a_403_json_rpc_error() {
+        let config = Config::default();
+        let local = Some("127.0.0.1:3000");
+        let refused = |host, origin| {
+            let parts = parts(Some(host), origin, local);
+            check_host_and_origin(&parts, &config.hosts, &config.origins).unwrap_err()
+        };
+        assert_eq!(refused("evil.example.com", None), Rejection::Host);
+        let origin = refused("localhost", Some("http://evil.example.com"));
+        assert_eq!(origin, Rejection::Origin);
+        let response = origin.to_response();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        assert_eq!(response.headers()[CONTENT_TYPE], "application/json");
     }
 
     #[test]

@@ -1,13 +1,15 @@
-//! `serve`: the server on bare hyper over a `TcpListener`, HTTP/1.1 and
-//! HTTP/2, with graceful shutdown.
+//! `serve`: any HTTP service on bare hyper over a `TcpListener`, HTTP/1.1
+//! and HTTP/2, with graceful shutdown for services that say how they
+//! drain ([`Drain`]).
 
+use core::error::Error as StdError;
 use core::future::{Future, IntoFuture};
 use core::pin::Pin;
 use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use http::Request;
+use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
@@ -17,13 +19,59 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
+use super::body::SendBody;
 use super::security::LocalAddr;
 use super::service::StreamableHttp;
+
+/// A boxed error, as hyper takes them from services and bodies.
+type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// A future `serve` runs to its end.
+type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// A service's part in the graceful shutdown of [`serve`]: what it does
+/// when the shutdown begins, and once the connections have drained.
+///
+/// Both methods do nothing by default, so a service without long-lived
+/// streams or sessions opts in with an empty `impl Drain for MyService {}`.
+/// [`StreamableHttp`] implements it, and so do the services of
+/// `mcpwire-http-legacy`.
+pub trait Drain {
+    /// Called once the shutdown signal fired and the listener is closed,
+    /// before connections drain: end the streams that would otherwise
+    /// hold their connections open, and refuse new work.
+    fn begin_drain(&self) {}
+
+    /// Called once every connection has closed, or the drain timeout has
+    /// passed and the rest were dropped: end what is left (sessions whose
+    /// runtimes run in this process).
+    fn drained(&self) -> impl Future<Output = ()> + Send {
+        core::future::ready(())
+    }
+}
+
+impl Drain for StreamableHttp {
+    /// Ends the standalone GET streams and refuses new sessions and GET
+    /// streams with 503 ([`StreamableHttp::shutdown`]); requests in flight
+    /// go on until answered.
+    fn begin_drain(&self) {
+        self.shutdown();
+    }
+
+    /// Ends the sessions whose runtimes run here
+    /// ([`StreamableHttp::close_sessions`]).
+    fn drained(&self) -> impl Future<Output = ()> + Send {
+        self.close_sessions()
+    }
+}
 
 /// Serves `service` on every connection `listener` accepts; await the
 /// result (it is [`IntoFuture`]) to run the server.
 ///
-/// Every path is the MCP endpoint. Each request carries the connection's
+/// `service` is any `tower::Service` for `http::Request<Incoming>` that is
+/// `Clone` and `Send`: typically a [`StreamableHttp`], or one that hosts it
+/// beside other endpoints (`mcpwire-http-legacy`'s `LegacySse::beside`).
+/// Every path goes to it. Each request carries the connection's
 /// [`LocalAddr`], which the default host policy reads. Without
 /// [`Serve::with_graceful_shutdown`] it runs until the listener fails.
 ///
@@ -38,42 +86,66 @@ use super::service::StreamableHttp;
 ///     .await
 /// # }
 /// ```
-pub fn serve(listener: TcpListener, service: StreamableHttp) -> Serve {
+pub fn serve<S, B>(listener: TcpListener, service: S) -> Serve<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: SendBody,
+{
     Serve {
         listener,
         service,
-        signal: Box::pin(std::future::pending()),
+        shutdown: None,
         drain_timeout: Duration::from_secs(10),
     }
 }
 
 /// A server being set up by [`serve`]; await it to run it.
-pub struct Serve {
+pub struct Serve<S = StreamableHttp> {
     listener: TcpListener,
-    service: StreamableHttp,
-    signal: Pin<Box<dyn Future<Output = ()> + Send>>,
+    service: S,
+    shutdown: Option<GracefulShutdown>,
     drain_timeout: Duration,
 }
 
-impl std::fmt::Debug for Serve {
+/// When to shut down, and the service's part in it ([`Drain`]).
+struct GracefulShutdown {
+    signal: BoxFuture,
+    begin_drain: Box<dyn FnOnce() + Send>,
+    drained: Box<dyn FnOnce() -> BoxFuture + Send>,
+}
+
+impl<S> std::fmt::Debug for Serve<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Serve")
             .field("listener", &self.listener)
+            .field("graceful_shutdown", &self.shutdown.is_some())
             .field("drain_timeout", &self.drain_timeout)
             .finish_non_exhaustive()
     }
 }
 
-impl Serve {
+impl<S> Serve<S> {
     /// Shuts down gracefully when `signal` completes: stops accepting,
-    /// ends standalone SSE streams and idle connections, lets requests in
-    /// flight finish (their POST streams end once answered) for up to the
-    /// drain timeout, then ends the sessions whose runtimes run here.
+    /// lets the service begin draining ([`Drain::begin_drain`]; for
+    /// [`StreamableHttp`], standalone SSE streams end), shuts idle
+    /// connections, lets requests in flight finish (their POST streams end
+    /// once answered) for up to the drain timeout, then lets the service
+    /// end what is left ([`Drain::drained`]; the sessions whose runtimes
+    /// run here).
     pub fn with_graceful_shutdown<F>(mut self, signal: F) -> Self
     where
         F: Future<Output = ()> + Send + 'static,
+        S: Drain + Clone + Send + Sync + 'static,
     {
-        self.signal = Box::pin(signal);
+        let beginning = self.service.clone();
+        let ending = self.service.clone();
+        self.shutdown = Some(GracefulShutdown {
+            signal: Box::pin(signal),
+            begin_drain: Box::new(move || beginning.begin_drain()),
+            drained: Box::new(move || Box::pin(async move { ending.drained().await })),
+        });
         self
     }
 
@@ -92,14 +164,29 @@ impl Serve {
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.listener.local_addr()
     }
+}
 
+impl<S, B> Serve<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: SendBody,
+{
     async fn run(self) -> io::Result<()> {
         let Self {
             listener,
             service,
-            mut signal,
+            shutdown,
             drain_timeout,
         } = self;
+        let (mut signal, hooks) = match shutdown {
+            Some(shutdown) => (
+                shutdown.signal,
+                Some((shutdown.begin_drain, shutdown.drained)),
+            ),
+            None => (Box::pin(core::future::pending()) as BoxFuture, None),
+        };
         let (stop, stopped) = watch::channel(false);
         let mut connections = JoinSet::new();
         loop {
@@ -119,22 +206,33 @@ impl Serve {
             while connections.try_join_next().is_some() {}
         }
         drop(listener);
-        service.shutdown();
+        // Without a shutdown signal the loop never ends, so the hooks are
+        // always there when it does.
+        let Some((begin_drain, drained)) = hooks else {
+            return Ok(());
+        };
+        begin_drain();
         stop.send_replace(true);
-        let drained = tokio::time::timeout(drain_timeout, async {
+        let drain = tokio::time::timeout(drain_timeout, async {
             while connections.join_next().await.is_some() {}
         })
         .await;
-        if drained.is_err() {
+        if drain.is_err() {
             tracing::debug!("drain timeout: dropping the remaining connections");
             connections.abort_all();
         }
-        service.close_sessions().await;
+        drained().await;
         Ok(())
     }
 }
 
-impl IntoFuture for Serve {
+impl<S, B> IntoFuture for Serve<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: SendBody,
+{
     type Output = io::Result<()>;
     type IntoFuture = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
 
@@ -145,7 +243,13 @@ impl IntoFuture for Serve {
 
 /// Serves one connection until it closes, shutting it down gracefully
 /// when told to.
-async fn connection(stream: TcpStream, service: StreamableHttp, mut stop: watch::Receiver<bool>) {
+async fn connection<S, B>(stream: TcpStream, service: S, mut stop: watch::Receiver<bool>)
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: SendBody,
+{
     let local = stream.local_addr().ok();
     let service = service.map_request(move |mut request: Request<Incoming>| {
         if let Some(local) = local {

@@ -3,19 +3,15 @@
 //! and graceful shutdown.
 
 use core::convert::Infallible;
-use core::error::Error as StdError;
-use core::future::Future;
-use core::pin::Pin;
 use core::task::{Context, Poll};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use http::header::{ALLOW, HeaderValue};
-use http::{Method, Request, StatusCode};
+use http::{Method, Request};
 use tokio::sync::watch;
 
-use super::body::{HttpResponse, empty};
+use super::body::{HttpResponse, ResponseFuture, SendBody, method_not_allowed};
 use super::config::Config;
 use super::store::SessionId;
 use super::transport::SessionTransport;
@@ -254,44 +250,37 @@ impl StreamableHttp {
     /// Answers one HTTP request.
     pub async fn handle<B>(&self, request: Request<B>) -> HttpResponse
     where
-        B: http_body::Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<Box<dyn StdError + Send + Sync>>,
+        B: SendBody,
     {
         let (parts, body) = request.into_parts();
-        if let Err(refused) = security::check_host_and_origin(&self.shared.config, &parts) {
-            return *refused;
+        let config = &self.shared.config;
+        if let Err(rejection) =
+            security::check_host_and_origin(&parts, &config.hosts, &config.origins)
+        {
+            return rejection.to_response();
         }
         match parts.method {
             Method::POST => post::handle(&self.shared, &parts, body).await,
             Method::GET => get::handle_get(&self.shared, &parts).await,
             Method::DELETE => get::handle_delete(&self.shared, &parts).await,
-            _ => {
-                let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
-                response
-                    .headers_mut()
-                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                response
-            }
+            _ => method_not_allowed("GET, POST, DELETE"),
         }
     }
 }
 
 impl<B> tower_service::Service<Request<B>> for StreamableHttp
 where
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: SendBody,
 {
     type Response = HttpResponse;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
         let service = self.clone();
         Box::pin(async move { Ok(service.handle(request).await) })
     }

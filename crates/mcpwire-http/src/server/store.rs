@@ -70,9 +70,10 @@ impl SessionId {
         (visible && !text.is_empty() && text.len() <= 256).then(|| Self(Arc::from(text)))
     }
 
-    /// A fresh random id, or `None` when the operating system offers no
+    /// A fresh random id: 32 bytes from the operating system's CSPRNG, in
+    /// hex (64 characters). `None` when the operating system offers no
     /// randomness.
-    pub(crate) fn generate() -> Option<Self> {
+    pub fn generate() -> Option<Self> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).ok()?;
         let mut text = String::with_capacity(64);

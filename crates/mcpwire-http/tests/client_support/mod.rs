@@ -17,6 +17,8 @@
     reason = "helpers take JSON by value so that call sites read like the messages on the wire"
 )]
 
+pub mod tls;
+
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
