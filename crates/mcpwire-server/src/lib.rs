@@ -49,6 +49,6 @@ pub use cancel::Cancellation;
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
-pub use server::{Server, ServerBuilder};
 /// Options of a request a handler sends to its client ([`Context::request`]).
 pub use mcpwire_session::RequestOptions;
+pub use server::{Server, ServerBuilder};
