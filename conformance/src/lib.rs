@@ -1,5 +1,6 @@
-//! Conformance fixtures for mcpwire: the everything-server that the official
-//! MCP conformance runner tests, and hermetic wire transcripts per revision.
+//! Conformance fixtures for mcpwire: the everything-server and the
+//! everything-client that the official MCP conformance runner tests, and
+//! hermetic wire transcripts per revision.
 //!
 //! Two tiers check mcpwire against the protocol (see `DESIGN.md`, "Two
 //! conformance tiers"):
@@ -11,14 +12,16 @@
 //!    and replays them.
 //! 2. **The official runner** (`cargo xtask conformance`), which starts the
 //!    `everything-server` binary over HTTP ([`http`]) and runs the npm
-//!    package `@modelcontextprotocol/conformance` against it, judged
-//!    against a strict baseline of expected failures.
+//!    package `@modelcontextprotocol/conformance` against it, then runs
+//!    each client scenario against the `everything-client` binary
+//!    ([`client`]), judged against a strict baseline of expected failures.
 //!
-//! The everything-server is built only from the public API of
-//! `mcpwire-server`, `mcpwire-types` and the transports, like any user's
-//! server: what it cannot express is a gap in that API, not something to
+//! Both are built only from the public API of `mcpwire-server`,
+//! `mcpwire-client`, `mcpwire-types` and the transports, like any user's
+//! code: what they cannot express is a gap in that API, not something to
 //! work around here.
 
+pub mod client;
 pub mod everything;
 pub mod http;
 pub mod transcript;

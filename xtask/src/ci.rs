@@ -5,13 +5,15 @@
 //! a formatting slip fails in seconds, and nothing cleans the target
 //! directory, so a re-run only rebuilds what changed. Clippy and the tests
 //! share the default dev profile and flags, which keeps their dependency
-//! builds reusable between runs.
+//! builds reusable between runs, and the last step, the official
+//! conformance runner against our binaries (`cargo xtask conformance
+//! all`), builds them in that same debug profile, reusing the test build.
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{tidy, workspace_root};
+use crate::{conformance, tidy, workspace_root};
 
 /// What one step does.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +24,8 @@ enum Action {
     Tidy,
     /// Run cargo-deny with these arguments, installing it first if needed.
     Deny(&'static [&'static str]),
+    /// Run `cargo xtask conformance` in-process with these arguments.
+    Conformance(&'static [&'static str]),
 }
 
 /// One named step of the CI run.
@@ -63,6 +67,12 @@ const STEPS: &[Step] = &[
         // database from the network, and CI must pass offline.
         name: "deny",
         action: Action::Deny(&["check", "bans", "licenses", "sources"]),
+    },
+    Step {
+        // Last: the dearest step, and it reuses the test step's debug build.
+        // Any failure the baselines do not expect fails CI.
+        name: "conformance",
+        action: Action::Conformance(&["all"]),
     },
 ];
 
@@ -115,6 +125,7 @@ fn describe(action: Action) -> String {
         Action::Cargo(args) => format!("cargo {}", args.join(" ")),
         Action::Tidy => "cargo xtask tidy".to_string(),
         Action::Deny(args) => format!("cargo deny {}", args.join(" ")),
+        Action::Conformance(args) => format!("cargo xtask conformance {}", args.join(" ")),
     }
 }
 
@@ -128,6 +139,10 @@ fn run_action(root: &Path, action: Action) -> Result<(), String> {
             let mut deny_args = vec!["deny"];
             deny_args.extend_from_slice(args);
             run_cargo(root, &deny_args)
+        }
+        Action::Conformance(args) => {
+            let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+            conformance::run(&args)
         }
     }
 }
@@ -167,7 +182,10 @@ mod tests {
     #[test]
     fn steps_run_in_the_documented_order() {
         let names: Vec<&str> = STEPS.iter().map(|step| step.name).collect();
-        assert_eq!(names, ["fmt", "clippy", "test", "tidy", "deny"]);
+        assert_eq!(
+            names,
+            ["fmt", "clippy", "test", "tidy", "deny", "conformance"]
+        );
     }
 
     #[test]
@@ -181,6 +199,7 @@ mod tests {
                 "cargo test --workspace",
                 "cargo xtask tidy",
                 "cargo deny check bans licenses sources",
+                "cargo xtask conformance all",
             ]
         );
     }

@@ -22,10 +22,14 @@ usage: cargo xtask <command>
 commands:
   codegen [--check]   regenerate committed generated files (--check: fail if stale)
   tidy                check file headers, file sizes, layering and lint inheritance
-  ci                  run everything CI runs (fmt, clippy, tests, tidy, deny)
+  ci                  run everything CI runs (fmt, clippy, tests, tidy, deny, conformance all)
   bench codec         measure the JSON-RPC codec against a serde_json::Value baseline
-  conformance [server|client|auth-server|all] [--scenario NAME] [--runner VERSION] [--bless]
-                      run the official MCP conformance runner against our binaries
+  conformance [server|client|auth-server|all|list] [--scenario NAME] [--runner VERSION] [--bless]
+                      run the official MCP conformance runner against the everything-server
+                      and everything-client, judged against conformance/baseline-<runner>.yaml;
+                      `all` (the default): server and client on the pinned runner, the server
+                      suite on the older runners of conformance/runner-version, auth-server
+                      skipped (needs issue 7); ends with the line `N passed, M failed`
 ";
 
 fn main() -> ExitCode {

@@ -1,16 +1,133 @@
-//! The table printed after a run: one row per scenario with its check
-//! counts and its outcome against the baseline, a total, and what to fix.
+//! The tables printed after a run: one row per scenario with its check
+//! counts and its outcome against the baseline, a total, and what to fix;
+//! then one row per spec revision the runner tags scenarios with; and the
+//! scenario counts that end the command's output (`N passed, M failed`).
 
-use super::evaluate::{Evaluation, Outcome};
+use std::collections::BTreeMap;
+
+use super::evaluate::{Evaluation, Outcome, Verdict};
+use super::listing::Listed;
 use super::results::Counts;
 
-fn label(outcome: Outcome) -> &'static str {
-    match outcome {
+/// The row of a scenario without tags in the revision table.
+const UNTAGGED: &str = "(untagged)";
+
+fn label(verdict: &Verdict) -> &'static str {
+    match verdict.outcome() {
+        // The runner counts a scenario whose every check was skipped as
+        // passing; say so, since nothing was tested.
+        Outcome::Pass if verdict.counts.success == 0 => "pass (every check skipped)",
         Outcome::Pass => "pass",
         Outcome::ExpectedFailure => "expected failure",
         Outcome::Regression => "REGRESSION",
         Outcome::Stale => "STALE ENTRY",
     }
+}
+
+/// How many scenarios passed (no failing check) and failed (expected or
+/// not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    /// Scenarios without a failing check.
+    pub(crate) passed: usize,
+    /// Scenarios with a failing check or without results.
+    pub(crate) failed: usize,
+    /// Of the failed, those the baseline expects.
+    pub(crate) expected: usize,
+    /// Regressions and stale entries: what makes the run fail.
+    pub(crate) unexpected: usize,
+}
+
+impl Tally {
+    /// The tally of `verdicts`.
+    pub(crate) fn of<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Self {
+        let mut tally = Self::default();
+        for verdict in verdicts {
+            tally.add_verdict(verdict);
+        }
+        tally
+    }
+
+    fn add_verdict(&mut self, verdict: &Verdict) {
+        if verdict.failing.is_empty() {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+        }
+        match verdict.outcome() {
+            Outcome::ExpectedFailure => self.expected += 1,
+            Outcome::Regression | Outcome::Stale => self.unexpected += 1,
+            Outcome::Pass => {}
+        }
+    }
+
+    /// Adds `other` to this tally.
+    pub(crate) fn add(&mut self, other: Self) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.expected += other.expected;
+        self.unexpected += other.unexpected;
+    }
+
+    /// The line that ends the command's output: `N passed, M failed`.
+    pub(crate) fn final_line(self) -> String {
+        format!("{} passed, {} failed", self.passed, self.failed)
+    }
+
+    /// The tally in words, for the summary of one mode.
+    pub(crate) fn describe(self) -> String {
+        format!(
+            "{} passed, {} failed ({} expected by the baseline, {} not)",
+            self.passed, self.failed, self.expected, self.unexpected
+        )
+    }
+}
+
+/// The per-revision table: each scenario counted under every revision (or
+/// `extension`, `draft`) the runner tags it with, dated revisions first.
+pub(crate) fn render_revisions(evaluation: &Evaluation, listed: &[Listed]) -> String {
+    let tags: BTreeMap<&str, &[String]> = listed
+        .iter()
+        .map(|scenario| (scenario.name.as_str(), scenario.tags.as_slice()))
+        .collect();
+    let mut rows: BTreeMap<(bool, &str), Tally> = BTreeMap::new();
+    for verdict in &evaluation.verdicts {
+        let own = tags
+            .get(verdict.scenario.as_str())
+            .copied()
+            .filter(|own| !own.is_empty());
+        let names: Vec<&str> = match own {
+            Some(own) => own.iter().map(String::as_str).collect(),
+            None => vec![UNTAGGED],
+        };
+        for name in names {
+            // Dated revisions (`2025-11-25`) sort before words (`extension`).
+            let dated = name.starts_with(|c: char| c.is_ascii_digit());
+            rows.entry((!dated, name)).or_default().add_verdict(verdict);
+        }
+    }
+    let width = rows
+        .keys()
+        .map(|(_, name)| name.len())
+        .chain(["revision".len()])
+        .max()
+        .unwrap_or_default();
+    let mut text = format!(
+        "{:<width$}  {:>9}  {:>6}  {:>6}  {:>8}  {:>10}\n",
+        "revision", "scenarios", "passed", "failed", "expected", "unexpected"
+    );
+    for ((_, name), tally) in &rows {
+        text.push_str(&format!(
+            "{:<width$}  {:>9}  {:>6}  {:>6}  {:>8}  {:>10}\n",
+            name,
+            tally.passed + tally.failed,
+            tally.passed,
+            tally.failed,
+            tally.expected,
+            tally.unexpected
+        ));
+    }
+    text
 }
 
 /// The report of `evaluation` under `title` (e.g. `server, runner 0.1.16`).
@@ -32,15 +149,14 @@ pub(crate) fn render(title: &str, evaluation: &Evaluation) -> String {
     for verdict in &evaluation.verdicts {
         let counts = verdict.counts;
         total.add(counts);
-        let outcome = verdict.outcome();
-        tally[outcome as usize] += 1;
+        tally[verdict.outcome() as usize] += 1;
         text.push_str(&format!(
             "{:<width$}  {:>7}  {:>7}  {:>7}  {}\n",
             verdict.scenario,
             counts.success,
             counts.failure,
             counts.warning,
-            label(outcome)
+            label(verdict)
         ));
     }
     text.push_str(&format!(
@@ -80,7 +196,6 @@ pub(crate) fn render(title: &str, evaluation: &Evaluation) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate::Verdict;
     use super::*;
 
     fn verdict(
@@ -160,5 +275,84 @@ mod tests {
             text.contains("stale baseline entries (they pass now; remove them): server-initialize")
         );
         assert!(text.contains("\"typo\" names a scenario the runner does not have"));
+    }
+
+    #[test]
+    fn a_pass_with_every_check_skipped_says_so() {
+        let evaluation = Evaluation {
+            verdicts: vec![verdict("skills", (0, 0, 0), &[], &[], &[])],
+            unknown_entries: Vec::new(),
+        };
+        let text = render("client, runner x", &evaluation);
+        assert!(text.contains("pass (every check skipped)"), "{text}");
+    }
+
+    fn evaluation_of_four() -> Evaluation {
+        Evaluation {
+            verdicts: vec![
+                verdict("ping", (1, 0, 0), &[], &[], &[]),
+                verdict("tools-list", (0, 1, 0), &["t"], &["t"], &[]),
+                verdict("caching", (6, 0, 1), &["ttl"], &[], &[]),
+                verdict("mystery", (1, 0, 0), &[], &[], &[]),
+            ],
+            unknown_entries: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn scenarios_are_tallied_as_passed_or_failed_whether_expected_or_not() {
+        let tally = Tally::of(&evaluation_of_four().verdicts);
+        assert_eq!(
+            tally,
+            Tally {
+                passed: 2,
+                failed: 2,
+                expected: 1,
+                unexpected: 1
+            }
+        );
+        let mut total = tally;
+        total.add(tally);
+        assert_eq!(total.final_line(), "4 passed, 4 failed");
+        assert_eq!(
+            tally.describe(),
+            "2 passed, 2 failed (1 expected by the baseline, 1 not)"
+        );
+    }
+
+    #[test]
+    fn the_revision_table_counts_each_scenario_under_each_of_its_tags() {
+        let listed = |name: &str, tags: &[&str]| Listed {
+            name: name.to_owned(),
+            tags: tags.iter().map(|tag| (*tag).to_owned()).collect(),
+        };
+        let listing = [
+            listed("ping", &["2025-06-18", "2025-11-25"]),
+            listed("tools-list", &["2025-11-25", "2026-07-28"]),
+            listed("caching", &["extension"]),
+        ];
+        let text = render_revisions(&evaluation_of_four(), &listing);
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .map(|line| line.split_whitespace().collect())
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                vec![
+                    "revision",
+                    "scenarios",
+                    "passed",
+                    "failed",
+                    "expected",
+                    "unexpected"
+                ],
+                vec!["2025-06-18", "1", "1", "0", "0", "0"],
+                vec!["2025-11-25", "2", "1", "1", "0", "1"],
+                vec!["2026-07-28", "1", "0", "1", "0", "1"],
+                vec!["(untagged)", "1", "1", "0", "0", "0"],
+                vec!["extension", "1", "0", "1", "1", "0"],
+            ]
+        );
     }
 }

@@ -1,32 +1,53 @@
-//! Running the runner: building and starting our binaries, invoking the
-//! runner per mode, then judging its results and printing the report.
+//! Running the runner: for each runner version of the plan, invoking it
+//! per mode against our binaries, judging its results against that
+//! version's baseline and printing the reports; then a summary that ends
+//! with the line `N passed, M failed`.
 
-use std::io::{BufRead, BufReader};
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::args::{Mode, Options};
 use super::baseline::{Baseline, runner_has_check_entries};
+use super::binaries::{ServerProcess, build_binary};
 use super::evaluate::{Scope, bless, evaluate};
 use super::install::{self, Tools};
-use super::listing::{self, Listing};
+use super::isolation::{self, Network};
+use super::listing::{self, Listed, Listing, names};
+use super::report::{self, Tally};
 use super::results::{self, ScenarioResult};
-use super::{baseline_path, report, results_dir, tools_dir};
-use crate::tidy::cargo_program;
-
-/// How long the everything-server may take to print its URL. The binary
-/// is built before it starts, so this only covers its own start-up.
-const SERVER_START_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How long to wait for the second (legacy URL) line once the first came.
-const SECOND_LINE_TIMEOUT: Duration = Duration::from_secs(5);
+use super::{baseline_path, results_dir, tools_dir};
 
 /// The runner's per-scenario timeout for clients, in milliseconds.
 const CLIENT_TIMEOUT_MS: &str = "30000";
 
-/// What every mode needs.
+/// The wall-clock bound of one client scenario's runner (its own timeout
+/// for the client is 30 s; this leaves room for Node's start-up).
+const CLIENT_SCENARIO_LIMIT: Duration = Duration::from_secs(90);
+
+/// The wall-clock bound of a whole server suite (a run takes seconds; each
+/// scenario has a 30 s timeout of the runner's own).
+const SERVER_SUITE_LIMIT: Duration = Duration::from_secs(600);
+
+/// The bound of `runner list`.
+const LIST_LIMIT: Duration = Duration::from_secs(60);
+
+/// Why the authorization-server mode is skipped.
+pub(crate) const AUTH_SERVER_SKIPPED: &str = "skipped: needs issue 7 (\"OAuth\"): the runner's \
+     `authorization` command tests a running authorization server, and mcpwire-auth's embedded \
+     one does not exist yet";
+
+/// One runner version and the modes to run with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    /// The runner version.
+    pub(crate) version: String,
+    /// The modes, in order.
+    pub(crate) modes: Vec<Mode>,
+}
+
+/// What every mode of one runner version needs.
 struct Context<'a> {
     root: &'a Path,
     version: &'a str,
@@ -45,8 +66,64 @@ struct ModeRun {
     runner_succeeded: bool,
 }
 
-/// Runs `options.mode` with runner `version`.
-pub(crate) fn run(root: &Path, options: &Options, version: &str) -> Result<(), String> {
+/// Everything the run found, for the summary.
+#[derive(Debug, Default)]
+struct Summary {
+    /// One line per mode run (or skipped).
+    lines: Vec<String>,
+    /// The scenarios of every mode run.
+    total: Tally,
+    /// What makes the command fail.
+    failures: Vec<String>,
+}
+
+/// Runs `plan` (or, for `list`, prints the scenarios of its first runner).
+pub(crate) fn run(root: &Path, options: &Options, plan: &[Step]) -> Result<(), String> {
+    if options.mode == Mode::List {
+        let Some(step) = plan.first() else {
+            return Err("no runner version to list".to_owned());
+        };
+        let tools = install::ensure(&tools_dir(root), &step.version)?;
+        println!(
+            "runner {}:\n{}",
+            step.version,
+            runner_output(&tools, &["list"])?
+        );
+        return Ok(());
+    }
+    let mut summary = Summary::default();
+    let mut network = None;
+    for step in plan {
+        if let Err(error) = run_step(root, options, step, &mut network, &mut summary) {
+            summary
+                .failures
+                .push(format!("runner {}: {error}", step.version));
+        }
+    }
+    println!("\n=== conformance: summary ===");
+    for line in &summary.lines {
+        println!("{line}");
+    }
+    println!("{}", summary.total.final_line());
+    if summary.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "conformance failed:\n  {}",
+            summary.failures.join("\n  ")
+        ))
+    }
+}
+
+/// Runs every mode of `step` with its runner version and baseline.
+fn run_step(
+    root: &Path,
+    options: &Options,
+    step: &Step,
+    network: &mut Option<Network>,
+    summary: &mut Summary,
+) -> Result<(), String> {
+    let version = step.version.as_str();
     let baseline_file = baseline_path(root, version);
     let baseline = read_baseline(&baseline_file)?;
     let unreadable: Vec<String> = baseline
@@ -62,12 +139,7 @@ pub(crate) fn run(root: &Path, options: &Options, version: &str) -> Result<(), S
         ));
     }
     let tools = install::ensure(&tools_dir(root), version)?;
-    let list_output = runner_output(&tools, &["list"])?;
-    if options.mode == Mode::List {
-        println!("runner {version}:\n{list_output}");
-        return Ok(());
-    }
-    let listing = listing::parse(&list_output)?;
+    let listing = listing::parse(&runner_output(&tools, &["list"])?)?;
     let mut context = Context {
         root,
         version,
@@ -76,24 +148,33 @@ pub(crate) fn run(root: &Path, options: &Options, version: &str) -> Result<(), S
         listing,
         baseline,
     };
-    let modes: &[Mode] = match options.mode {
-        Mode::All => &[Mode::Server, Mode::Client, Mode::AuthServer],
-        _ => std::slice::from_ref(&options.mode),
-    };
-    let mut failures = Vec::new();
-    for &mode in modes {
-        if let Err(error) = run_mode(&mut context, mode) {
-            failures.push(format!("{}: {error}", mode.name()));
+    for &mode in &step.modes {
+        let title = format!("{}, runner {version}", mode.name());
+        if mode == Mode::AuthServer {
+            println!("\nconformance {title}: {AUTH_SERVER_SKIPPED}");
+            summary
+                .lines
+                .push(format!("{title}: {AUTH_SERVER_SKIPPED}"));
+            continue;
+        }
+        match run_mode(&mut context, mode, network) {
+            Ok((tally, problem)) => {
+                summary.total.add(tally);
+                summary.lines.push(format!("{title}: {}", tally.describe()));
+                if let Some(problem) = problem {
+                    summary.failures.push(format!("{title}: {problem}"));
+                }
+            }
+            Err(error) => {
+                summary.lines.push(format!("{title}: did not run"));
+                summary.failures.push(format!("{title}: {error}"));
+            }
         }
     }
     if options.bless {
         write_blessed(&baseline_file, &context.baseline, version)?;
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("conformance failed:\n  {}", failures.join("\n  ")))
-    }
+    Ok(())
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
@@ -126,49 +207,62 @@ fn write_blessed(path: &Path, baseline: &Baseline, version: &str) -> Result<(), 
     Ok(())
 }
 
-/// Runs one mode, judges it and prints the report; with `--bless`,
-/// updates the baseline section instead of failing on differences.
-fn run_mode(context: &mut Context<'_>, mode: Mode) -> Result<(), String> {
+/// Runs one mode, judges it and prints its reports; with `--bless`,
+/// updates the baseline instead of failing on differences. Returns the
+/// scenario tally and, when the run does not match the baseline, why.
+fn run_mode(
+    context: &mut Context<'_>,
+    mode: Mode,
+    network: &mut Option<Network>,
+) -> Result<(Tally, Option<String>), String> {
     let outcome = match mode {
         Mode::Server => run_server(context)?,
-        Mode::Client => run_client(context)?,
-        Mode::AuthServer => run_auth_server(context)?,
-        Mode::All | Mode::List => return Err(format!("{} is not a single mode", mode.name())),
+        Mode::Client => {
+            let network = network.get_or_insert_with(isolation::probe);
+            println!("{}", network.describe());
+            run_client(context, network)?
+        }
+        Mode::AuthServer | Mode::All | Mode::List => {
+            return Err(format!("{} is not a mode that runs", mode.name()));
+        }
     };
     let section = mode.name();
     let entries = context.baseline.entries(section);
-    let known = match mode {
+    let known: &[Listed] = match mode {
         Mode::Client => &context.listing.client,
-        Mode::AuthServer => &context.listing.authorization,
         _ => &context.listing.server,
     };
+    let known_names = names(known);
     let scope = Scope {
         expected: &outcome.expected,
-        whole_suite: outcome.whole_suite.then_some(known.as_slice()),
+        whole_suite: outcome.whole_suite.then_some(known_names.as_slice()),
     };
     let evaluation = evaluate(&outcome.results, &entries, scope);
     let title = format!("{section}, runner {}", context.version);
     println!("{}", report::render(&title, &evaluation));
+    println!("{}", report::render_revisions(&evaluation, known));
+    let tally = Tally::of(&evaluation.verdicts);
     if context.options.bless {
         let blessed = bless(&entries, &outcome.results, scope);
         context.baseline.set_entries(section, blessed);
-        return Ok(());
+        return Ok((tally, None));
     }
-    if !evaluation.is_clean() {
-        return Err(format!(
+    let problem = if !evaluation.is_clean() {
+        Some(format!(
             "the results differ from {} (see the report above)",
             baseline_path(context.root, context.version).display()
-        ));
-    }
-    if !outcome.runner_succeeded {
-        return Err(
+        ))
+    } else if !outcome.runner_succeeded {
+        Some(
             "the runner exited with an error although every result matches the baseline; \
-             see its output above"
+             see its log beside the results"
                 .to_owned(),
-        );
-    }
-    println!("conformance {section}: matches the baseline");
-    Ok(())
+        )
+    } else {
+        println!("conformance {title}: matches the baseline");
+        None
+    };
+    Ok((tally, problem))
 }
 
 /// The scenarios to run: `wanted` if given (and known), else all of `known`.
@@ -188,22 +282,32 @@ fn select(
     }
 }
 
-/// The output of `node <runner> <args>`, which must succeed.
+/// The output of `node <runner> <args>`, which must succeed in time.
 fn runner_output(tools: &Tools, args: &[&str]) -> Result<String, String> {
-    let output = Command::new(&tools.node)
+    let output_file = tempfile_path("runner-output");
+    let file = File::create(&output_file)
+        .map_err(|error| format!("cannot create {}: {error}", output_file.display()))?;
+    let child = Command::new(&tools.node)
         .arg(&tools.runner)
         .args(args)
-        .output()
+        .stdout(file)
+        .stderr(Stdio::inherit())
+        .spawn()
         .map_err(|error| format!("cannot run the runner: {error}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`runner {}` failed ({}): {}",
-            args.join(" "),
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+    let status = isolation::wait_bounded(child, LIST_LIMIT)
+        .map_err(|error| format!("`runner {}`: {error}", args.join(" ")));
+    let text = std::fs::read_to_string(&output_file);
+    let _ = std::fs::remove_file(&output_file);
+    let status = status?;
+    if !status.success() {
+        return Err(format!("`runner {}` failed ({status})", args.join(" ")));
     }
-    String::from_utf8(output.stdout).map_err(|_| "the runner printed non-UTF-8 text".to_owned())
+    text.map_err(|error| format!("the runner's output is unreadable: {error}"))
+}
+
+/// A file name of this process's own in the temporary directory.
+fn tempfile_path(stem: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("xtask-{stem}-{}", std::process::id()))
 }
 
 /// An empty results directory for `mode`, and the directory beside it for
@@ -237,17 +341,36 @@ fn write_runner_yaml(
     Ok(path)
 }
 
+/// A log file the runner's output goes to (appended to), as stdout and
+/// stderr of a child.
+fn log_output(path: &Path) -> Result<(Stdio, Stdio), String> {
+    let file = File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|error| format!("cannot open {}: {error}", path.display()))?;
+    let copy = file
+        .try_clone()
+        .map_err(|error| format!("cannot open {}: {error}", path.display()))?;
+    Ok((Stdio::from(file), Stdio::from(copy)))
+}
+
 fn run_server(context: &Context<'_>) -> Result<ModeRun, String> {
-    let (scenarios, whole_suite) = select(
-        &context.listing.server,
-        context.options.scenario.as_deref(),
-        "server",
-    )?;
+    let known = names(&context.listing.server);
+    let (scenarios, whole_suite) = select(&known, context.options.scenario.as_deref(), "server")?;
     let binary = build_binary(context.root, "everything-server")?;
     let (out, beside) = fresh_results_dir(context, Mode::Server)?;
     let yaml = write_runner_yaml(context, &beside, "server", "server")?;
+    let log = beside.join("server-runner.log");
+    let _ = std::fs::remove_file(&log);
+    let (stdout, stderr) = log_output(&log)?;
     let server = ServerProcess::start(&binary, &beside.join("everything-server.log"))?;
-    println!("conformance: everything-server listens on {}", server.url);
+    println!(
+        "conformance: everything-server listens on {}; runner {} output goes to {}",
+        server.url,
+        context.version,
+        log.display()
+    );
     let mut command = Command::new(&context.tools.node);
     command
         .arg(&context.tools.runner)
@@ -255,17 +378,20 @@ fn run_server(context: &Context<'_>) -> Result<ModeRun, String> {
         .arg("-o")
         .arg(&out)
         .arg("--expected-failures")
-        .arg(&yaml);
+        .arg(&yaml)
+        .stdout(stdout)
+        .stderr(stderr);
     match &context.options.scenario {
         Some(scenario) => command.args(["--scenario", scenario]),
         // The default `active` suite leaves out pending and 2026-07-28 scenarios.
         None => command.args(["--suite", "all"]),
     };
     let status = command
-        .status()
-        .map_err(|error| format!("cannot run the runner: {error}"));
+        .spawn()
+        .map_err(|error| format!("cannot run the runner: {error}"))
+        .and_then(|child| isolation::wait_bounded(child, SERVER_SUITE_LIMIT));
     drop(server);
-    let status = status?;
+    let status = status.map_err(|error| format!("the server suite: {error}"))?;
     Ok(ModeRun {
         results: results::collect(&out, "server-")?,
         expected: scenarios,
@@ -274,12 +400,9 @@ fn run_server(context: &Context<'_>) -> Result<ModeRun, String> {
     })
 }
 
-fn run_client(context: &Context<'_>) -> Result<ModeRun, String> {
-    let (scenarios, whole_suite) = select(
-        &context.listing.client,
-        context.options.scenario.as_deref(),
-        "client",
-    )?;
+fn run_client(context: &Context<'_>, network: &Network) -> Result<ModeRun, String> {
+    let known = names(&context.listing.client);
+    let (scenarios, whole_suite) = select(&known, context.options.scenario.as_deref(), "client")?;
     let binary = build_binary(context.root, "everything-client")?;
     let command_text = binary.to_string_lossy().into_owned();
     if command_text.contains(char::is_whitespace) {
@@ -290,12 +413,21 @@ fn run_client(context: &Context<'_>) -> Result<ModeRun, String> {
     }
     let (out, beside) = fresh_results_dir(context, Mode::Client)?;
     let yaml = write_runner_yaml(context, &beside, "client", "client")?;
+    let log = beside.join("client-runner.log");
+    let _ = std::fs::remove_file(&log);
+    println!(
+        "conformance: runner {} output goes to {}",
+        context.version,
+        log.display()
+    );
     let mut runner_succeeded = true;
     // One scenario at a time: the runner's suites run every client at
     // once, which disturbs timing-sensitive scenarios such as sse-retry.
     for scenario in &scenarios {
         println!("conformance: client scenario {scenario}");
-        let status: ExitStatus = Command::new(&context.tools.node)
+        let (stdout, stderr) = log_output(&log)?;
+        let child = network
+            .command(&context.tools.node)
             .arg(&context.tools.runner)
             .args(["client", "--command", &command_text, "--scenario", scenario])
             .args(["--timeout", CLIENT_TIMEOUT_MS])
@@ -303,9 +435,17 @@ fn run_client(context: &Context<'_>) -> Result<ModeRun, String> {
             .arg(&out)
             .arg("--expected-failures")
             .arg(&yaml)
-            .status()
+            .stdout(stdout)
+            .stderr(stderr)
+            .spawn()
             .map_err(|error| format!("cannot run the runner: {error}"))?;
-        runner_succeeded &= status.success();
+        match isolation::wait_bounded(child, CLIENT_SCENARIO_LIMIT) {
+            Ok(status) => runner_succeeded &= status.success(),
+            Err(error) => {
+                println!("conformance: client scenario {scenario}: {error}");
+                runner_succeeded = false;
+            }
+        }
     }
     Ok(ModeRun {
         results: results::collect(&out, "")?,
@@ -315,201 +455,8 @@ fn run_client(context: &Context<'_>) -> Result<ModeRun, String> {
     })
 }
 
-fn run_auth_server(context: &Context<'_>) -> Result<ModeRun, String> {
-    if context.listing.authorization.is_empty() {
-        return Err(format!(
-            "runner {} has no authorization-server scenarios",
-            context.version
-        ));
-    }
-    select(
-        &context.listing.authorization,
-        context.options.scenario.as_deref(),
-        "authorization-server",
-    )?;
-    Err(
-        "there is no authorization server to test yet: the runner's `authorization` command \
-         needs the issuer URL of a running authorization server (mcpwire-auth's development \
-         server, not written yet)"
-            .to_owned(),
-    )
-}
-
-/// Builds binary `name` of the `conformance` package (debug profile) and
-/// returns its path.
-///
-/// The debug profile shares its artifacts with `cargo build` and `cargo
-/// test`, so a run after the tests rebuilds almost nothing, and it keeps
-/// debug assertions on; the runner measures behaviour, not speed (its
-/// timing windows are tens of milliseconds to seconds).
-fn build_binary(root: &Path, name: &str) -> Result<PathBuf, String> {
-    if !package_has_binary(root, "conformance", name)? {
-        return Err(format!(
-            "the conformance package has no `{name}` binary yet{}",
-            if name == "everything-client" {
-                " (conformance/src/bin/everything-client.rs: it waits for the client runtime \
-                 and the Streamable HTTP client)"
-            } else {
-                ""
-            }
-        ));
-    }
-    println!("conformance: building {name}");
-    let output = Command::new(cargo_program())
-        .args(["build", "--package", "conformance", "--bin", name])
-        .arg("--message-format=json-render-diagnostics")
-        .current_dir(root)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|error| format!("cannot run cargo: {error}"))?;
-    if !output.status.success() {
-        return Err(format!("building {name} failed"));
-    }
-    executable_from_messages(&String::from_utf8_lossy(&output.stdout), name)
-        .ok_or_else(|| format!("cargo built {name} but named no executable"))
-}
-
-/// The executable of binary `name` in cargo's JSON messages.
-fn executable_from_messages(messages: &str, name: &str) -> Option<PathBuf> {
-    messages.lines().find_map(|line| {
-        let message: serde_json::Value = serde_json::from_str(line).ok()?;
-        let is_bin = message["reason"] == "compiler-artifact"
-            && message["target"]["name"] == name
-            && message["target"]["kind"]
-                .as_array()
-                .is_some_and(|kinds| kinds.iter().any(|kind| kind == "bin"));
-        is_bin
-            .then(|| message["executable"].as_str().map(PathBuf::from))
-            .flatten()
-    })
-}
-
-/// Whether package `package` of the workspace has a binary target `name`.
-fn package_has_binary(root: &Path, package: &str, name: &str) -> Result<bool, String> {
-    let output = Command::new(cargo_program())
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(root)
-        .output()
-        .map_err(|error| format!("cannot run cargo metadata: {error}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|error| format!("cargo metadata printed invalid JSON: {error}"))?;
-    Ok(has_binary(&metadata, package, name))
-}
-
-fn has_binary(metadata: &serde_json::Value, package: &str, name: &str) -> bool {
-    metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|candidate| candidate["name"] == package)
-        .flat_map(|candidate| candidate["targets"].as_array().into_iter().flatten())
-        .any(|target| {
-            target["name"] == name
-                && target["kind"]
-                    .as_array()
-                    .is_some_and(|kinds| kinds.iter().any(|kind| kind == "bin"))
-        })
-}
-
-/// The everything-server process this command started; dropping it kills
-/// that process (and only it).
-struct ServerProcess {
-    child: Child,
-    url: String,
-}
-
-impl ServerProcess {
-    /// Starts `binary --http 127.0.0.1:0`, with its stderr in `log`, and
-    /// reads its Streamable HTTP URL from the first stdout line.
-    fn start(binary: &Path, log: &Path) -> Result<Self, String> {
-        let log_file = std::fs::File::create(log)
-            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
-        let mut child = Command::new(binary)
-            .args(["--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log_file)
-            .spawn()
-            .map_err(|error| format!("cannot start {}: {error}", binary.display()))?;
-        let Some(stdout) = child.stdout.take() else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err("the everything-server's stdout was not captured".to_owned());
-        };
-        let (lines_tx, lines) = mpsc::channel();
-        // Reads every line, so that the server never blocks on a full pipe.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut process = Self {
-            child,
-            url: String::new(),
-        };
-        let first = lines.recv_timeout(SERVER_START_TIMEOUT);
-        let url = match first {
-            Ok(line) => line.trim().to_owned(),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(format!(
-                    "the everything-server printed no URL within {SERVER_START_TIMEOUT:?}; see {}",
-                    log.display()
-                ));
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let status = process
-                    .child
-                    .wait()
-                    .map_or_else(|error| error.to_string(), |status| status.to_string());
-                let stderr = std::fs::read_to_string(log).unwrap_or_default();
-                return Err(format!(
-                    "the everything-server exited ({status}) before printing its URL: {}",
-                    stderr.trim()
-                ));
-            }
-        };
-        if !url.starts_with("http://") && !url.starts_with("https://") {
-            return Err(format!(
-                "the everything-server's first line is not a URL: {url:?}"
-            ));
-        }
-        if let Ok(legacy) = lines.recv_timeout(SECOND_LINE_TIMEOUT) {
-            println!("conformance: legacy HTTP+SSE endpoint at {}", legacy.trim());
-        }
-        process.url = url;
-        Ok(process)
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        // `kill` targets this child's pid only; `wait` reaps it.
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     fn names(list: &[&str]) -> Vec<String> {
@@ -529,37 +476,13 @@ mod tests {
     }
 
     #[test]
-    fn the_executable_comes_from_the_bin_artifact_message() {
-        let messages = [
-            json!({"reason": "compiler-artifact", "target": {"name": "conformance", "kind": ["lib"]}, "executable": null}),
-            json!({"reason": "compiler-artifact", "target": {"name": "everything-server", "kind": ["bin"]}, "executable": "/t/debug/everything-server"}),
-            json!({"reason": "build-finished", "success": true}),
-        ]
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\n");
-        assert_eq!(
-            executable_from_messages(&messages, "everything-server"),
-            Some(PathBuf::from("/t/debug/everything-server"))
-        );
-        assert_eq!(
-            executable_from_messages(&messages, "everything-client"),
-            None
-        );
-    }
-
-    #[test]
-    fn binaries_are_found_by_package_name_and_kind() {
-        let metadata = json!({"packages": [
-            {"name": "conformance", "targets": [
-                {"name": "conformance", "kind": ["lib"]},
-                {"name": "everything-server", "kind": ["bin"]}
-            ]},
-            {"name": "other", "targets": [{"name": "everything-client", "kind": ["bin"]}]}
-        ]});
-        assert!(has_binary(&metadata, "conformance", "everything-server"));
-        assert!(!has_binary(&metadata, "conformance", "everything-client"));
-        assert!(!has_binary(&metadata, "conformance", "conformance"));
+    fn runner_output_is_captured_and_a_failing_runner_is_an_error() {
+        let tools = Tools {
+            node: PathBuf::from("sh"),
+            runner: PathBuf::from("-c"),
+        };
+        assert_eq!(runner_output(&tools, &["echo listed"]).unwrap(), "listed\n");
+        let error = runner_output(&tools, &["exit 3"]).unwrap_err();
+        assert!(error.contains("failed"), "{error}");
     }
 }
