@@ -433,3 +433,27 @@ fn closing_while_connecting_fails_the_session() {
         assert_eq!(client.poll_timeout(), None);
     }
 }
+
+// 2026-07-28 versioning: "the client SHOULD select a mutually supported
+// version from the `supported` list and retry". A refusal listing a
+// stateless revision the client speaks gets one more probe with it (only
+// one: two peers refusing each other cannot loop).
+#[test]
+fn a_modern_refusal_listing_a_stateless_revision_is_retried_once() {
+    let now = Instant::now();
+    let mut client = client_with(client_config(json!({})), now);
+    let probe = probe_of(&mut client);
+    let mut refusal = error_response(probe["id"].clone(), -32022, "Unsupported protocol version");
+    refusal["error"]["data"] = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
+    feed(&mut client, &refusal, now);
+    let retry = probe_of(&mut client);
+    assert_eq!(retry["method"], "server/discover");
+    assert_eq!(
+        retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    let mut refusal = error_response(retry["id"].clone(), -32022, "Unsupported protocol version");
+    refusal["error"]["data"] = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
+    feed(&mut client, &refusal, now);
+    assert!(matches!(events(&mut client).as_slice(), [Event::Failed(_)]));
+}

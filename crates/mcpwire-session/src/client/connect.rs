@@ -175,11 +175,21 @@ impl ClientSession {
             let supported = UnsupportedProtocolVersionData::from_error(error)
                 .map(|data| data.supported)
                 .unwrap_or_default();
-            let best = supported
+            let spoken: Vec<ProtocolVersion> = supported
                 .iter()
                 .filter_map(|v| ProtocolVersion::parse(v).ok())
-                .filter(|v| v.has_handshake() && self.config.speaks(*v))
-                .max();
+                .filter(|v| self.config.speaks(*v))
+                .collect();
+            // A stateless revision we speak: probe again with it, once (the
+            // server may refuse a first request whatever it carried).
+            let stateless = spoken.iter().copied().filter(|v| v.is_stateless()).max();
+            if let Some(version) = stateless
+                && !self.reprobed
+            {
+                self.reprobed = true;
+                return self.probe(version, now);
+            }
+            let best = spoken.into_iter().filter(|v| v.has_handshake()).max();
             match best {
                 Some(version) => self.initialize(version, now),
                 None => self.fail(format!(

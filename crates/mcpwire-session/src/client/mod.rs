@@ -138,6 +138,9 @@ pub struct ClientSession {
     config: Arc<ClientConfig>,
     peer: Peer,
     state: State,
+    /// Whether the probe was already repeated after an unsupported-version
+    /// answer (at most once, so two peers cannot loop).
+    reprobed: bool,
     events: VecDeque<ClientEvent>,
 }
 
@@ -149,6 +152,7 @@ impl ClientSession {
             config,
             peer,
             state: State::Failed(String::new()),
+            reprobed: false,
             events: VecDeque::new(),
         };
         session.start(now);
