@@ -5,8 +5,8 @@
 //! The catalogue follows `CONTRACT.md` A.2 (runner 0.1.16) and the
 //! 2026-07-28 additions of `CONTRACT-0.2.md` that the runtime can already
 //! serve (the stateless diagnostic tools, a tool with an `x-mcp-header`
-//! parameter). Multi round-trip (`input_required`), tasks and skills
-//! fixtures are not here yet: the runtime has no API for them.
+//! parameter, the multi round-trip `input_required` fixtures). Tasks and
+//! skills fixtures are not here yet: the runtime has no API for them.
 //!
 //! Tools are registered in a fixed order and `test_simple_text` comes
 //! first, because `http-header-validation` calls the first listed tool with
@@ -14,6 +14,7 @@
 
 mod content;
 mod interactive;
+mod mrtr;
 mod prompts;
 mod resources;
 mod schemas;
@@ -45,6 +46,7 @@ pub fn server() -> Result<Server, BuildError> {
     let builder = prompts::register(builder);
     // Last, so that its tools follow the runner's fixtures in every list.
     let builder = stateless::register(builder);
+    let builder = mrtr::register(builder);
     builder.build()
 }
 

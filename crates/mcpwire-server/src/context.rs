@@ -13,6 +13,7 @@ use mcpwire_types::{
 };
 use tokio::sync::{mpsc, oneshot};
 
+use crate::input::Round;
 use crate::{Cancellation, PeerRequestError, Server};
 
 /// What a handler sends back to the session driver.
@@ -50,6 +51,8 @@ pub(crate) enum Command {
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
+    /// What the client sent back with a multi round-trip retry.
+    round: Arc<Round>,
 }
 
 struct Inner {
@@ -88,7 +91,20 @@ impl Context {
                 cancellation,
                 server,
             }),
+            round: Arc::default(),
         }
+    }
+
+    /// The same context for a handler round that sees `round`.
+    pub(crate) fn with_round(&self, round: Arc<Round>) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            round,
+        }
+    }
+
+    pub(crate) fn round(&self) -> &Round {
+        &self.round
     }
 
     /// The id of the request being handled.

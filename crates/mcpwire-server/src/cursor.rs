@@ -10,6 +10,8 @@
 //! The checksum detects corruption, not forgery: anyone can mint a cursor for any offset, which
 //! is harmless because a cursor only selects where a page of a public list starts.
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::ops::Range;
 
 /// Page size a server uses when it is not configured otherwise.
@@ -130,51 +132,15 @@ fn checksum(contents: &[u8]) -> u32 {
         })
 }
 
-const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
 fn base64url_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let group = chunk
-            .iter()
-            .enumerate()
-            .fold(0_u32, |group, (index, byte)| {
-                group | u32::from(*byte) << (16 - 8 * index)
-            });
-        // A chunk of n bytes carries n + 1 six-bit characters.
-        for position in 0..=chunk.len() {
-            let sextet = (group >> (18 - 6 * position)) & 0x3f;
-            out.push(char::from(BASE64URL[sextet as usize]));
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Decodes unpadded base64url, refusing padding, foreign characters, impossible lengths and
-/// non-zero leftover bits, so that every byte string has exactly one accepted spelling.
+/// non-zero leftover bits (the engine's defaults), so that every byte string has exactly one
+/// accepted spelling.
 fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut group = 0_u32;
-    let mut bits = 0_u32;
-    for byte in text.bytes() {
-        let sextet = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        };
-        group = (group << 6) | u32::from(sextet);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push(((group >> bits) & 0xff) as u8);
-        }
-    }
-    // Leftover bits: 0, 2 or 4 of them, all zero; 6 would mean a length of 4n + 1.
-    let leftover_is_clean = bits < 6 && group & ((1 << bits) - 1) == 0;
-    leftover_is_clean.then_some(out)
+    URL_SAFE_NO_PAD.decode(text).ok()
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::cursor::Page;
 use crate::error::invalid_params;
+use crate::input::{Answer, Retry};
 use crate::{Context, HandlerError, Server};
 
 /// The most completion values one answer may carry (COMP: at most 100).
@@ -35,26 +36,35 @@ impl Server {
             ClientRequest::ListTools(params) => {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
             }
-            ClientRequest::CallTool(params) => {
-                ServerResult::CallTool(Box::new(self.call_tool(*params, ctx).await?))
-            }
+            ClientRequest::CallTool(params) => match self.call_tool(*params, ctx).await? {
+                Answer::Complete(result) => ServerResult::CallTool(Box::new(result)),
+                Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)),
+            },
             ClientRequest::ListResources(params) => {
                 ServerResult::ListResources(Box::new(self.list_resources(&params)?))
             }
             ClientRequest::ListResourceTemplates(params) => {
                 ServerResult::ListResourceTemplates(Box::new(self.list_templates(&params)?))
             }
-            ClientRequest::ReadResource(params) => ServerResult::ReadResource(Box::new(
-                self.read_resource(*params, ctx)
+            ClientRequest::ReadResource(params) => {
+                match self
+                    .read_resource(*params, ctx)
                     .await
-                    .map_err(fail_resource)?,
-            )),
+                    .map_err(fail_resource)?
+                {
+                    Answer::Complete(result) => ServerResult::ReadResource(Box::new(result)),
+                    Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)),
+                }
+            }
             ClientRequest::ListPrompts(params) => {
                 ServerResult::ListPrompts(Box::new(self.list_prompts(&params)?))
             }
-            ClientRequest::GetPrompt(params) => ServerResult::GetPrompt(Box::new(
-                self.get_prompt(*params, ctx).await.map_err(fail)?,
-            )),
+            ClientRequest::GetPrompt(params) => {
+                match self.get_prompt(*params, ctx).await.map_err(fail)? {
+                    Answer::Complete(result) => ServerResult::GetPrompt(Box::new(result)),
+                    Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)),
+                }
+            }
             ClientRequest::Complete(params) => {
                 ServerResult::Complete(Box::new(self.complete(*params, ctx).await.map_err(fail)?))
             }
@@ -125,7 +135,7 @@ impl Server {
         &self,
         params: CallToolRequestParams,
         ctx: Context,
-    ) -> Result<CallToolResult, ErrorObject> {
+    ) -> Result<Answer<CallToolResult>, ErrorObject> {
         let Some(entry) = self.catalog().tool(&params.name) else {
             return Err(invalid_params(format!("unknown tool: {}", params.name)));
         };
@@ -133,36 +143,64 @@ impl Server {
         if let Err(failure) = entry.input.validate(&Value::Object(arguments.clone())) {
             let message = format!("invalid arguments for tool {}: {failure}", params.name);
             return if ctx.version() >= ProtocolVersion::V2025_11_25 {
-                Ok(CallToolResult::error(message))
+                Ok(Answer::Complete(CallToolResult::error(message)))
             } else {
                 Err(invalid_params(message))
             };
         }
         let version = ctx.version();
-        let mut result = match (entry.handler)(ctx, arguments).await {
-            Ok(result) => result,
-            Err(HandlerError::Tool(message)) => return Ok(CallToolResult::error(message)),
+        let retry = Retry {
+            responses: params.input_responses,
+            state: params.request_state,
+        };
+        let handler = &entry.handler;
+        let answer = self
+            .run_rounds("tools/call", &params.name, retry, ctx, |ctx| {
+                handler(ctx, arguments.clone())
+            })
+            .await;
+        let mut result = match answer {
+            Ok(Answer::Complete(result)) => result,
+            Ok(input @ Answer::InputRequired(_)) => return Ok(input),
+            Err(HandlerError::Tool(message)) => {
+                return Ok(Answer::Complete(CallToolResult::error(message)));
+            }
             Err(other) => return Err(other.to_error_object_outside_resources(version)),
         };
         if result.is_error != Some(true) {
             check_structured_output(&entry.tool.name, entry.output.as_ref(), &mut result)?;
         }
-        Ok(result)
+        Ok(Answer::Complete(result))
     }
 
     async fn read_resource(
         &self,
         params: ReadResourceRequestParams,
         ctx: Context,
-    ) -> Result<mcpwire_types::ReadResourceResult, HandlerError> {
+    ) -> Result<Answer<mcpwire_types::ReadResourceResult>, HandlerError> {
         let uri = params.uri;
+        let retry = Retry {
+            responses: params.input_responses,
+            state: params.request_state,
+        };
         let listed = self.catalog().resource(&uri);
         if let Some(entry) = listed {
-            return (entry.handler)(ctx, uri).await;
+            let handler = &entry.handler;
+            return self
+                .run_rounds("resources/read", &uri, retry, ctx, |ctx| {
+                    handler(ctx, uri.clone())
+                })
+                .await;
         }
         let matched = self.catalog().match_template(&uri);
         match matched {
-            Some((entry, vars)) => (entry.handler)(ctx, uri, vars).await,
+            Some((entry, vars)) => {
+                let handler = &entry.handler;
+                self.run_rounds("resources/read", &uri, retry, ctx, |ctx| {
+                    handler(ctx, uri.clone(), vars.clone())
+                })
+                .await
+            }
             None => Err(HandlerError::Rpc(resource_not_found(ctx.version(), &uri))),
         }
     }
@@ -171,7 +209,7 @@ impl Server {
         &self,
         params: GetPromptRequestParams,
         ctx: Context,
-    ) -> Result<mcpwire_types::GetPromptResult, HandlerError> {
+    ) -> Result<Answer<mcpwire_types::GetPromptResult>, HandlerError> {
         let Some(entry) = self.catalog().prompt(&params.name) else {
             return Err(HandlerError::InvalidParams(format!(
                 "unknown prompt: {}",
@@ -194,7 +232,15 @@ impl Server {
                 missing.join(", ")
             )));
         }
-        (entry.handler)(ctx, arguments).await
+        let retry = Retry {
+            responses: params.input_responses,
+            state: params.request_state,
+        };
+        let handler = &entry.handler;
+        self.run_rounds("prompts/get", &params.name, retry, ctx, |ctx| {
+            handler(ctx, arguments.clone())
+        })
+        .await
     }
 
     async fn complete(

@@ -28,6 +28,11 @@ pub enum HandlerError {
     /// A JSON-RPC error chosen by the handler.
     #[error("{}", .0.message)]
     Rpc(ErrorObject),
+    /// The handler needs the client to fulfil requests first (multi
+    /// round-trip requests): see [`InputRequired`](crate::InputRequired).
+    /// Where the method or revision cannot carry that, it is -32603.
+    #[error("the handler needs input from the client")]
+    InputRequired(Box<crate::InputRequired>),
 }
 
 impl HandlerError {
@@ -54,6 +59,11 @@ impl HandlerError {
                 format!("not found: {what}"),
             ),
             Self::Rpc(error) => error.clone(),
+            Self::InputRequired(_) => ErrorObject::internal_error(format!(
+                "the handler asked for input from the client, which this request cannot \
+                 carry in {version} (only tools/call, prompts/get and resources/read in \
+                 2026-07-28, or the handshake revisions' requests to the client)"
+            )),
         }
     }
 
@@ -127,6 +137,10 @@ pub enum BuildError {
         /// Why.
         reason: String,
     },
+    /// No key for sealing `requestState` could be made (the operating
+    /// system's random source failed).
+    #[error("no request state key: {0}")]
+    StateKey(String),
     /// A completion names a prompt or template that is not registered.
     #[error("completion for unknown {kind} {name:?}")]
     UnknownCompletionTarget {

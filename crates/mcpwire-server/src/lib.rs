@@ -29,7 +29,11 @@
 //! default, draft-07 when `$schema` says so), pages lists with opaque
 //! cursors, matches resource templates (RFC 6570), runs each request in its
 //! own task with a cancellation signal, and keeps resource subscriptions
-//! per session. The protocol itself (negotiation, gating, ids, timeouts) is
+//! per session. A tool, prompt or resource handler that needs the client
+//! to elicit, sample or list roots first returns an [`InputRequired`]
+//! (multi round-trip requests: `input_required` in 2026-07-28, the
+//! client requests of the handshake era before) and reads the answers
+//! from its [`Context`] on the retry. The protocol itself (negotiation, gating, ids, timeouts) is
 //! the engine's, `mcpwire-session`.
 
 mod cancel;
@@ -40,7 +44,9 @@ mod dispatch;
 mod driver;
 mod error;
 mod handler;
+mod input;
 mod outbox;
+mod request_state;
 pub mod schema;
 mod server;
 pub mod uri_template;
@@ -49,6 +55,7 @@ pub use cancel::Cancellation;
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
+pub use input::InputRequired;
 /// Options of a request a handler sends to its client ([`Context::request`]).
 pub use mcpwire_session::RequestOptions;
 pub use server::{Server, ServerBuilder};

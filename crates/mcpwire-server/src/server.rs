@@ -46,6 +46,8 @@ pub(crate) struct Inner {
     pub(crate) changes: broadcast::Sender<Change>,
     pub(crate) page_size: usize,
     pub(crate) drain_timeout: std::time::Duration,
+    /// Seals the `requestState` of multi round-trip answers.
+    pub(crate) state_key: crate::request_state::StateKey,
 }
 
 impl std::fmt::Debug for Server {
@@ -146,42 +148,44 @@ impl Server {
 
     /// Removes a tool while serving; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = {
-            let mut catalog = self.catalog_mut();
-            let before = catalog.tools.len();
-            catalog.tools.retain(|entry| entry.tool.name != name);
-            catalog.tools.len() != before
-        };
-        if removed {
-            self.announce(Change::Tools);
-        }
-        removed
+        self.remove_where(|c| &mut c.tools, |e| e.tool.name == name, Change::Tools)
     }
 
     /// Removes a prompt while serving; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = {
-            let mut catalog = self.catalog_mut();
-            let before = catalog.prompts.len();
-            catalog.prompts.retain(|entry| entry.prompt.name != name);
-            catalog.prompts.len() != before
-        };
-        if removed {
-            self.announce(Change::Prompts);
-        }
-        removed
+        self.remove_where(
+            |c| &mut c.prompts,
+            |e| e.prompt.name == name,
+            Change::Prompts,
+        )
     }
 
     /// Removes a listed resource while serving; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
+        self.remove_where(
+            |c| &mut c.resources,
+            |e| e.resource.uri == uri,
+            Change::Resources,
+        )
+    }
+
+    /// Removes the entries of one catalog list that `doomed` picks, and
+    /// announces `change` when any went.
+    fn remove_where<T>(
+        &self,
+        list: impl FnOnce(&mut Catalog) -> &mut Vec<Arc<T>>,
+        doomed: impl Fn(&T) -> bool,
+        change: Change,
+    ) -> bool {
         let removed = {
             let mut catalog = self.catalog_mut();
-            let before = catalog.resources.len();
-            catalog.resources.retain(|entry| entry.resource.uri != uri);
-            catalog.resources.len() != before
+            let entries = list(&mut catalog);
+            let before = entries.len();
+            entries.retain(|entry| !doomed(entry));
+            entries.len() != before
         };
         if removed {
-            self.announce(Change::Resources);
+            self.announce(change);
         }
         removed
     }
@@ -212,6 +216,7 @@ pub struct ServerBuilder {
     timeouts: Timeouts,
     page_size: usize,
     drain_timeout: std::time::Duration,
+    state_key: Option<[u8; 32]>,
     catalog: Catalog,
     pending_completions: Vec<PendingCompletion>,
     errors: Vec<BuildError>,
@@ -256,6 +261,7 @@ impl ServerBuilder {
             timeouts: Timeouts::default(),
             page_size: crate::cursor::DEFAULT_PAGE_SIZE,
             drain_timeout: std::time::Duration::from_secs(5),
+            state_key: None,
             catalog: Catalog::default(),
             pending_completions: Vec::new(),
             errors: Vec::new(),
@@ -303,6 +309,15 @@ impl ServerBuilder {
     /// stopped sending (default 5 s); then they are cancelled.
     pub fn drain_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.drain_timeout = timeout;
+        self
+    }
+
+    /// The key that seals the `requestState` of multi round-trip answers
+    /// (HMAC-SHA256). By default each `Server` draws a random key, so a
+    /// state only opens on the instance that issued it: instances that
+    /// share traffic (behind a load balancer) must be given the same key.
+    pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.state_key = Some(key);
         self
     }
 
@@ -491,6 +506,11 @@ impl ServerBuilder {
             .with_limits(self.limits)
             .with_timeouts(self.timeouts);
         config.instructions = self.instructions;
+        let state_key = match self.state_key {
+            Some(key) => crate::request_state::StateKey::from_bytes(key),
+            None => crate::request_state::StateKey::random(),
+        }
+        .map_err(BuildError::StateKey)?;
         let (changes, _) = broadcast::channel(64);
         Ok(Server {
             inner: Arc::new(Inner {
@@ -499,6 +519,7 @@ impl ServerBuilder {
                 changes,
                 page_size: self.page_size,
                 drain_timeout: self.drain_timeout,
+                state_key,
             }),
         })
     }

@@ -1,0 +1,392 @@
+//! Multi round-trip requests for handlers: a tool, prompt or resource
+//! handler answers "I need input" with [`InputRequired`], and reads the
+//! client's answers on the retry through its [`Context`].
+//!
+//! A handler is written as one function that looks at what it already has:
+//!
+//! ```
+//! use mcpwire_server::{Context, HandlerError, InputRequired};
+//! use mcpwire_types::{CallToolResult, ElicitRequestParams, RequestedSchema};
+//!
+//! async fn greet(ctx: Context) -> Result<CallToolResult, HandlerError> {
+//!     let name = ctx
+//!         .elicit_response("user_name")
+//!         .and_then(|answer| answer.content.as_ref())
+//!         .and_then(|content| content.get("name"))
+//!         .map(|name| format!("{name:?}"));
+//!     match name {
+//!         Some(name) => Ok(CallToolResult::text(format!("Hello, {name}!"))),
+//!         None => Err(ctx
+//!             .input_required()
+//!             .elicit("user_name", ElicitRequestParams::form("Your name?", RequestedSchema::default()))
+//!             .into()),
+//!     }
+//! }
+//! ```
+//!
+//! In 2026-07-28 the runtime answers such a handler with an
+//! `InputRequiredResult` (sealing the handler's state, see
+//! `request_state.rs`), and the retry runs the handler again with the
+//! answers. In the handshake revisions, which have no `input_required`, the
+//! runtime sends the same requests to the client itself (sampling,
+//! elicitation, roots as server-to-client requests) and runs the handler
+//! again with the answers, so the handler works unchanged in both eras.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcpwire_jsonrpc::ErrorObject;
+use mcpwire_types::methods::{ClientResult, ServerRequest, method_info};
+use mcpwire_types::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, InputRequest, InputRequestKind, InputRequests, InputRequiredResult,
+    InputResponse, InputResponses, ListRootsResult, McpErrorCode,
+    MissingRequiredClientCapabilityData, RequestParams,
+};
+
+use crate::{Context, HandlerError, RequestOptions, Server};
+
+/// How many times, in the handshake revisions, the runtime fulfils a
+/// handler's input requests itself before giving up on a handler that
+/// never finishes.
+const MAX_LOCAL_ROUNDS: usize = 16;
+
+/// What a handler answers instead of its result when it needs the client
+/// to fulfil requests first (elicitation, sampling, roots), optionally with
+/// state of its own that comes back, verified, on the retry.
+///
+/// Build it with [`Context::input_required`], which leaves out requests the
+/// client did not declare the capability for, and return it as
+/// `Err(input_required.into())`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputRequired {
+    requests: InputRequests,
+    state: Option<Vec<u8>>,
+    allowed: Option<Allowed>,
+}
+
+/// Which kinds of input request the client declared it can fulfil.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Allowed {
+    elicitation: bool,
+    sampling: bool,
+    roots: bool,
+}
+
+impl Allowed {
+    fn of(capabilities: &ClientCapabilities) -> Self {
+        Self {
+            elicitation: capabilities.elicitation.is_some(),
+            sampling: capabilities.sampling.is_some(),
+            roots: capabilities.roots.is_some(),
+        }
+    }
+
+    fn permits(self, request: &InputRequest) -> bool {
+        match request.kind {
+            InputRequestKind::Elicit(_) => self.elicitation,
+            InputRequestKind::CreateMessage(_) => self.sampling,
+            InputRequestKind::ListRoots(_) => self.roots,
+            InputRequestKind::Other { .. } => false,
+        }
+    }
+}
+
+impl InputRequired {
+    /// An empty answer that does not filter by capability (the runtime
+    /// still leaves out what the client cannot fulfil).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `request` under `key`, unless the client cannot fulfil it.
+    pub fn request(mut self, key: impl Into<String>, request: InputRequest) -> Self {
+        if self.allowed.is_none_or(|allowed| allowed.permits(&request)) {
+            self.requests.insert(key, request);
+        }
+        self
+    }
+
+    /// Asks the user, through the client, for what `params` describe.
+    pub fn elicit(self, key: impl Into<String>, params: ElicitRequestParams) -> Self {
+        self.request(key, InputRequestKind::Elicit(params).into())
+    }
+
+    /// Asks the client to sample its model.
+    pub fn sample(self, key: impl Into<String>, params: CreateMessageRequestParams) -> Self {
+        self.request(key, InputRequestKind::CreateMessage(params).into())
+    }
+
+    /// Asks the client for its roots.
+    pub fn list_roots(self, key: impl Into<String>) -> Self {
+        self.request(key, InputRequestKind::ListRoots(None).into())
+    }
+
+    /// State the handler gets back from [`Context::request_state`] on the
+    /// retry. The client sees it only sealed (integrity-protected, not
+    /// encrypted): keep secrets out of it.
+    pub fn state(mut self, state: impl Into<Vec<u8>>) -> Self {
+        self.state = Some(state.into());
+        self
+    }
+
+    /// The requests so far, by key.
+    pub fn requests(&self) -> &InputRequests {
+        &self.requests
+    }
+
+    /// Whether it asks for nothing and carries no state.
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty() && self.state.is_none()
+    }
+}
+
+impl From<InputRequired> for HandlerError {
+    fn from(input: InputRequired) -> Self {
+        Self::InputRequired(Box::new(input))
+    }
+}
+
+/// What the client sent back with a retry, as the handler sees it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Round {
+    responses: InputResponses,
+    state: Option<Vec<u8>>,
+}
+
+impl Context {
+    /// An [`InputRequired`] that leaves out the requests this client did
+    /// not declare the capability for (in 2026-07-28, the capabilities of
+    /// the request's `_meta`).
+    pub fn input_required(&self) -> InputRequired {
+        InputRequired {
+            allowed: Some(Allowed::of(self.client_capabilities())),
+            ..InputRequired::default()
+        }
+    }
+
+    /// Whether the client can answer elicitation requests.
+    pub fn can_elicit(&self) -> bool {
+        self.client_capabilities().elicitation.is_some()
+    }
+
+    /// Whether the client can answer sampling requests.
+    pub fn can_sample(&self) -> bool {
+        self.client_capabilities().sampling.is_some()
+    }
+
+    /// Whether the client can list its roots.
+    pub fn can_list_roots(&self) -> bool {
+        self.client_capabilities().roots.is_some()
+    }
+
+    /// The client's answers to the input requests of the previous round,
+    /// by key (empty on a first call). Keys the handler did not ask for
+    /// are best ignored.
+    pub fn input_responses(&self) -> &InputResponses {
+        &self.round().responses
+    }
+
+    /// The state the handler put in its previous [`InputRequired`],
+    /// verified: a state the client changed never reaches a handler.
+    pub fn request_state(&self) -> Option<&[u8]> {
+        self.round().state.as_deref()
+    }
+
+    /// The answer under `key` if it is an elicitation result; an answer of
+    /// another shape counts as missing, so the handler asks again.
+    pub fn elicit_response(&self, key: &str) -> Option<&ElicitResult> {
+        match self.input_responses().get(key) {
+            Some(InputResponse::Elicit(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// The answer under `key` if it is a sampling result.
+    pub fn sampling_response(&self, key: &str) -> Option<&CreateMessageResult> {
+        match self.input_responses().get(key) {
+            Some(InputResponse::CreateMessage(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// The answer under `key` if it is a roots result.
+    pub fn roots_response(&self, key: &str) -> Option<&ListRootsResult> {
+        match self.input_responses().get(key) {
+            Some(InputResponse::ListRoots(result)) => Some(result),
+            _ => None,
+        }
+    }
+}
+
+/// A handler's final answer: its result, or a request for input to send
+/// to the client.
+pub(crate) enum Answer<T> {
+    Complete(T),
+    InputRequired(InputRequiredResult),
+}
+
+/// The multi round-trip fields of a request, as the client sent them.
+pub(crate) struct Retry {
+    pub(crate) responses: Option<InputResponses>,
+    pub(crate) state: Option<String>,
+}
+
+impl Server {
+    /// Runs `handler` for a request of `method` on `name` (tool, prompt or
+    /// resource), verifying the retry's state first and turning an
+    /// [`InputRequired`] into what the revision allows.
+    pub(crate) async fn run_rounds<T, F, Fut>(
+        &self,
+        method: &str,
+        name: &str,
+        retry: Retry,
+        ctx: Context,
+        mut handler: F,
+    ) -> Result<Answer<T>, HandlerError>
+    where
+        F: FnMut(Context) -> Fut,
+        Fut: Future<Output = Result<T, HandlerError>>,
+    {
+        let version = ctx.version();
+        let mrtr = version.has_multi_round_trip()
+            && method_info(method).is_some_and(|info| info.may_require_input_in(version));
+        let binding = format!("{method}\n{name}");
+        let state = match retry.state {
+            Some(sealed) if mrtr => Some(self.inner.state_key.open(&binding, &sealed).ok_or_else(
+                || {
+                    HandlerError::InvalidParams(
+                        "requestState failed verification: it was not issued by this \
+                             server for this request, or it was changed"
+                            .to_owned(),
+                    )
+                },
+            )?),
+            _ => None,
+        };
+        let mut round = Round {
+            responses: retry.responses.unwrap_or_default(),
+            state,
+        };
+        for _ in 0..MAX_LOCAL_ROUNDS {
+            let input = match handler(ctx.with_round(Arc::new(round))).await {
+                Ok(result) => return Ok(Answer::Complete(result)),
+                Err(HandlerError::InputRequired(input)) => *input,
+                Err(other) => return Err(other),
+            };
+            if mrtr {
+                return self.input_required_result(input, &ctx, &binding);
+            }
+            if version.has_multi_round_trip() {
+                return Err(HandlerError::Internal(format!(
+                    "{method} cannot answer input_required in {version}"
+                )));
+            }
+            round = fulfil_locally(input, &ctx).await?;
+        }
+        Err(HandlerError::Internal(format!(
+            "the handler of {method} {name} asked for input more than {MAX_LOCAL_ROUNDS} times"
+        )))
+    }
+
+    /// The `input_required` answer: requests the client cannot fulfil are
+    /// left out (a client MUST NOT be asked for an undeclared capability),
+    /// and the state is sealed.
+    fn input_required_result<T>(
+        &self,
+        input: InputRequired,
+        ctx: &Context,
+        binding: &str,
+    ) -> Result<Answer<T>, HandlerError> {
+        let allowed = Allowed::of(ctx.client_capabilities());
+        let mut missing = ClientCapabilities::default();
+        let mut requests = InputRequests::new();
+        for (key, request) in input.requests.0 {
+            if allowed.permits(&request) {
+                requests.insert(key, request);
+                continue;
+            }
+            match request.kind {
+                InputRequestKind::Elicit(_) => missing.elicitation = Some(Default::default()),
+                InputRequestKind::CreateMessage(_) => missing.sampling = Some(Default::default()),
+                InputRequestKind::ListRoots(_) => missing.roots = Some(Default::default()),
+                InputRequestKind::Other { method, .. } => {
+                    return Err(HandlerError::Internal(format!(
+                        "{method} cannot be an input request"
+                    )));
+                }
+            }
+        }
+        if requests.is_empty() && input.state.is_none() {
+            return Err(HandlerError::Rpc(missing_capability(missing)));
+        }
+        let mut result = InputRequiredResult::default();
+        if !requests.is_empty() {
+            result.input_requests = Some(requests);
+        }
+        result.request_state = input
+            .state
+            .map(|state| self.inner.state_key.seal(binding, &state));
+        Ok(Answer::InputRequired(result))
+    }
+}
+
+/// The -32021 error naming the capabilities a request needed.
+fn missing_capability(missing: ClientCapabilities) -> ErrorObject {
+    let code = McpErrorCode::MissingRequiredClientCapability;
+    let error = ErrorObject::new(code.error_code(), code.default_message());
+    let data = MissingRequiredClientCapabilityData::new(missing);
+    error.clone().with_data(&data).unwrap_or(error)
+}
+
+/// In the handshake revisions: sends the input requests to the client as
+/// requests of their own and collects the answers for the next round.
+async fn fulfil_locally(input: InputRequired, ctx: &Context) -> Result<Round, HandlerError> {
+    if input.requests.is_empty() {
+        return Err(HandlerError::Internal(
+            "the handler asked for input but named no request".to_owned(),
+        ));
+    }
+    let mut responses = InputResponses::new();
+    for (key, request) in input.requests.0 {
+        let outgoing = match request.kind {
+            InputRequestKind::Elicit(params) => ServerRequest::Elicit(Box::new(params)),
+            InputRequestKind::CreateMessage(params) => {
+                ServerRequest::CreateMessage(Box::new(params))
+            }
+            InputRequestKind::ListRoots(params) => {
+                ServerRequest::ListRoots(Box::new(params.unwrap_or_else(RequestParams::default)))
+            }
+            InputRequestKind::Other { method, .. } => {
+                return Err(HandlerError::Internal(format!(
+                    "{method} cannot be an input request"
+                )));
+            }
+        };
+        let answer = ctx
+            .request(outgoing, RequestOptions::default())
+            .await
+            .map_err(|error| {
+                HandlerError::Internal(format!(
+                    "{} has no multi round-trip requests, and sending input request {key} \
+                     to the client failed: {error}",
+                    ctx.version()
+                ))
+            })?;
+        let response = match answer {
+            ClientResult::Elicit(result) => InputResponse::Elicit(*result),
+            ClientResult::CreateMessage(result) => InputResponse::CreateMessage(*result),
+            ClientResult::ListRoots(result) => InputResponse::ListRoots(*result),
+            _ => {
+                return Err(HandlerError::Internal(format!(
+                    "the client answered input request {key} with an unexpected result"
+                )));
+            }
+        };
+        responses.insert(key, response);
+    }
+    Ok(Round {
+        responses,
+        state: input.state,
+    })
+}

@@ -1,0 +1,202 @@
+//! Sealing the `requestState` of multi round-trip requests: the client gets
+//! an opaque, integrity-protected string and must echo it unchanged; on the
+//! retry the server verifies it before any handler sees the state.
+//!
+//! A sealed state is `base64url(tag || issued || state)` without padding:
+//! `issued` is the time of sealing (seconds since the Unix epoch, 8 bytes
+//! big-endian), and `tag` is HMAC-SHA256, under the server's key, over the
+//! request it belongs to (method and tool, prompt or resource name,
+//! length-prefixed), `issued` and the state. So a state issued for one tool
+//! cannot be replayed into another, and none opens after [`STATE_TTL`]. The
+//! key is random per [`Server`](crate::Server) unless the
+//! builder is given one: several instances behind one load balancer must
+//! share the key, or a retry that lands on another instance is rejected.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+/// The length of the HMAC-SHA256 tag at the front of a sealed state.
+const TAG_LEN: usize = 32;
+
+/// The length of the time of sealing after the tag.
+const ISSUED_LEN: usize = 8;
+
+/// How long a sealed state stays valid: long enough for a user to answer
+/// an elicitation, short enough to limit replays.
+pub(crate) const STATE_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// How far in the future a time of sealing may lie (clocks of instances
+/// sharing a key differ a little).
+const CLOCK_SKEW: Duration = Duration::from_secs(60);
+
+/// The key that seals and opens request states, kept as a keyed HMAC that
+/// each use clones.
+#[derive(Clone)]
+pub(crate) struct StateKey(Hmac<Sha256>);
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key never appears in logs.
+        f.write_str("StateKey(..)")
+    }
+}
+
+impl StateKey {
+    /// A fresh key from the operating system's CSPRNG.
+    pub(crate) fn random() -> Result<Self, String> {
+        let mut key = [0_u8; 32];
+        getrandom::fill(&mut key).map_err(|error| error.to_string())?;
+        Self::from_bytes(key)
+    }
+
+    /// The given key.
+    pub(crate) fn from_bytes(key: [u8; 32]) -> Result<Self, String> {
+        // HMAC takes keys of any length; the error cannot happen in practice.
+        <Hmac<Sha256> as Mac>::new_from_slice(&key)
+            .map(Self)
+            .map_err(|error| error.to_string())
+    }
+
+    fn tag(&self, binding: &str, state: &[u8]) -> Hmac<Sha256> {
+        let mut mac = self.0.clone();
+        mac.update(&(binding.len() as u64).to_be_bytes());
+        mac.update(binding.as_bytes());
+        mac.update(state);
+        mac
+    }
+
+    /// Seals `state` for the request described by `binding`.
+    pub(crate) fn seal(&self, binding: &str, state: &[u8]) -> String {
+        self.seal_at(binding, state, unix_seconds(SystemTime::now()))
+    }
+
+    fn seal_at(&self, binding: &str, state: &[u8], issued: u64) -> String {
+        let mut payload = Vec::with_capacity(ISSUED_LEN + state.len());
+        payload.extend_from_slice(&issued.to_be_bytes());
+        payload.extend_from_slice(state);
+        let tag = self.tag(binding, &payload).finalize().into_bytes();
+        let mut bytes = Vec::with_capacity(TAG_LEN + payload.len());
+        bytes.extend_from_slice(&tag);
+        bytes.extend_from_slice(&payload);
+        base64url::encode(&bytes)
+    }
+
+    /// The state inside `sealed`, if this key sealed it for `binding` and
+    /// it has not expired.
+    pub(crate) fn open(&self, binding: &str, sealed: &str) -> Option<Vec<u8>> {
+        self.open_at(binding, sealed, unix_seconds(SystemTime::now()))
+    }
+
+    fn open_at(&self, binding: &str, sealed: &str, now: u64) -> Option<Vec<u8>> {
+        let bytes = base64url::decode(sealed)?;
+        if bytes.len() < TAG_LEN + ISSUED_LEN {
+            return None;
+        }
+        let (tag, payload) = bytes.split_at(TAG_LEN);
+        // `verify_slice` compares in constant time.
+        self.tag(binding, payload).verify_slice(tag).ok()?;
+        let (issued, state) = payload.split_at(ISSUED_LEN);
+        let issued = u64::from_be_bytes(issued.try_into().ok()?);
+        let fresh = issued <= now.saturating_add(CLOCK_SKEW.as_secs())
+            && now <= issued.saturating_add(STATE_TTL.as_secs());
+        fresh.then(|| state.to_vec())
+    }
+}
+
+/// Seconds since the Unix epoch (0 for a clock set before it).
+fn unix_seconds(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or(0)
+}
+
+/// Base64url without padding (RFC 4648 section 5), strict on decoding: any
+/// character outside the alphabet, padding, or non-zero trailing bits make
+/// the input invalid, so that one state has exactly one spelling.
+mod base64url {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    pub(super) fn encode(bytes: &[u8]) -> String {
+        URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    pub(super) fn decode(text: &str) -> Option<Vec<u8>> {
+        URL_SAFE_NO_PAD.decode(text).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_round_trips_every_length_and_rejects_non_canonical_text() {
+        for len in 0..40_u8 {
+            let bytes: Vec<u8> = (0..len).map(|b| b.wrapping_mul(37)).collect();
+            let text = base64url::encode(&bytes);
+            assert!(!text.contains('='));
+            assert_eq!(base64url::decode(&text), Some(bytes));
+        }
+        assert_eq!(base64url::encode(b"hi?"), "aGk_");
+        assert_eq!(base64url::decode("aGk="), None);
+        assert_eq!(base64url::decode("aGl"), None, "trailing bits set");
+        assert_eq!(base64url::decode("a"), None);
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_with_its_key_and_binding() {
+        let key = StateKey::from_bytes([7; 32]).unwrap();
+        let sealed = key.seal("tools/call\nt", b"round=2");
+        assert_eq!(
+            key.open("tools/call\nt", &sealed),
+            Some(b"round=2".to_vec())
+        );
+        assert_eq!(key.open("tools/call\nother", &sealed), None);
+        assert_eq!(
+            StateKey::from_bytes([8; 32])
+                .unwrap()
+                .open("tools/call\nt", &sealed),
+            None
+        );
+        assert_eq!(
+            key.open("tools/call\nt", &format!("{sealed}-TAMPERED")),
+            None
+        );
+        let mut flipped = base64url::decode(&sealed).unwrap();
+        if let Some(last) = flipped.last_mut() {
+            *last ^= 1;
+        }
+        assert_eq!(
+            key.open("tools/call\nt", &base64url::encode(&flipped)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_sealed_state_expires_after_its_time_to_live() {
+        let key = StateKey::from_bytes([7; 32]).unwrap();
+        let issued = 1_000_000;
+        let sealed = key.seal_at("b", b"s", issued);
+        let ttl = STATE_TTL.as_secs();
+        assert_eq!(key.open_at("b", &sealed, issued + ttl), Some(b"s".to_vec()));
+        assert_eq!(key.open_at("b", &sealed, issued + ttl + 1), None);
+        assert_eq!(
+            key.open_at("b", &sealed, issued - CLOCK_SKEW.as_secs()),
+            Some(b"s".to_vec())
+        );
+        assert_eq!(
+            key.open_at("b", &sealed, issued - CLOCK_SKEW.as_secs() - 1),
+            None
+        );
+    }
+
+    #[test]
+    fn random_keys_differ() {
+        let a = StateKey::random().unwrap();
+        let b = StateKey::random().unwrap();
+        assert_ne!(a.seal("x", b"s"), b.seal("x", b"s"));
+    }
+}
