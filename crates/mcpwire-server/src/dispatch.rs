@@ -22,8 +22,9 @@ use crate::{Context, HandlerError, Server};
 const MAX_COMPLETION_VALUES: usize = 100;
 
 impl Server {
-    /// Serves one request from the catalog. `resources/subscribe` and
-    /// `unsubscribe` are per-session and handled by the session driver.
+    /// Serves one request from the catalog. `resources/subscribe`,
+    /// `unsubscribe` and `subscriptions/listen` are per-session and handled
+    /// by the session driver.
     pub(crate) async fn dispatch(
         &self,
         request: ClientRequest,

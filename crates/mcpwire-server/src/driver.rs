@@ -19,6 +19,7 @@ use tracing::Instrument;
 
 use crate::cancel::CancelHandle;
 use crate::context::Command;
+use crate::listen::Listens;
 use crate::outbox::Outbox;
 use crate::server::Change;
 use crate::{Context, PeerRequestError, ServeError, Server};
@@ -36,7 +37,8 @@ struct Running {
 }
 
 /// Per-session state the engine does not keep: running handlers, requests
-/// the server sent on behalf of handlers, and resource subscriptions.
+/// the server sent on behalf of handlers, resource subscriptions (handshake
+/// era) and open `subscriptions/listen` requests (2026-07-28).
 struct Driver {
     server: Server,
     session: ServerSession,
@@ -44,6 +46,7 @@ struct Driver {
     running: HashMap<RequestId, Running>,
     replies: HashMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
     subscriptions: HashSet<String>,
+    listens: Listens,
 }
 
 impl Server {
@@ -69,6 +72,7 @@ impl Server {
             running: HashMap::new(),
             replies: HashMap::new(),
             subscriptions: HashSet::new(),
+            listens: Listens::default(),
         };
         // Set when the client stops sending: requests already received are
         // still answered, until they finish or the drain time is up.
@@ -141,6 +145,7 @@ impl Driver {
             Event::Request(request) => self.start(request),
             Event::Cancelled { id, reason } => {
                 tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "request cancelled by the client");
+                self.listens.remove(&id);
                 if let Some(running) = self.running.remove(&id) {
                     running.cancel.cancel();
                     running.task.abort();
@@ -188,6 +193,14 @@ impl Driver {
                     Err(crate::dispatch::resource_not_found(version, &params.uri))
                 };
                 let _ = self.session.respond(&id, result);
+                return;
+            }
+            // Held open by the driver, not a task: it ends when the client
+            // cancels it or the session ends.
+            ClientRequest::SubscriptionsListen(params) => {
+                let capabilities = &self.server.inner.config.capabilities;
+                self.listens
+                    .open(&mut self.session, id, &params.notifications, capabilities);
                 return;
             }
             ClientRequest::Unsubscribe(params) => {
@@ -297,12 +310,10 @@ impl Driver {
         }
     }
 
-    /// Tells this session's client about a change to the catalog, if it
-    /// can hear it (initialized, and subscribed for resource updates).
+    /// Tells this session's client about a change to the catalog: a
+    /// handshake-era client once initialized (resource updates only if
+    /// subscribed), and every open `subscriptions/listen` whose filter asks.
     fn announce(&mut self, change: Result<Change, broadcast::error::RecvError>) {
-        if !self.session.is_initialized() {
-            return;
-        }
         let changes = match change {
             Ok(change) => vec![change],
             // Missed some: announce every list and an update of every
@@ -310,31 +321,39 @@ impl Driver {
             // since a lost update would leave a client with stale contents.
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 let lists = [Change::Tools, Change::Prompts, Change::Resources];
-                let updates = self.subscriptions.iter().cloned();
+                let mut uris = self.listens.subscribed_uris();
+                uris.extend(self.subscriptions.iter().cloned());
                 lists
                     .into_iter()
-                    .chain(updates.map(Change::ResourceUpdated))
+                    .chain(uris.into_iter().map(Change::ResourceUpdated))
                     .collect()
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
         for change in changes {
-            let notification = match change {
-                Change::Tools => ServerNotification::ToolListChanged(Box::default()),
-                Change::Prompts => ServerNotification::PromptListChanged(Box::default()),
-                Change::Resources => ServerNotification::ResourceListChanged(Box::default()),
-                Change::ResourceUpdated(uri) => {
-                    if !self.subscriptions.contains(&uri) {
-                        continue;
-                    }
-                    ServerNotification::ResourceUpdated(Box::new(
-                        ResourceUpdatedNotificationParams::new(uri),
-                    ))
-                }
-            };
-            if let Err(error) = self.session.notify(notification, None) {
-                tracing::debug!(%error, "change not announced");
+            self.listens.announce(&mut self.session, &change);
+            if self.session.is_initialized() {
+                self.announce_to_handshake_client(change);
             }
+        }
+    }
+
+    fn announce_to_handshake_client(&mut self, change: Change) {
+        let notification = match change {
+            Change::Tools => ServerNotification::ToolListChanged(Box::default()),
+            Change::Prompts => ServerNotification::PromptListChanged(Box::default()),
+            Change::Resources => ServerNotification::ResourceListChanged(Box::default()),
+            Change::ResourceUpdated(uri) => {
+                if !self.subscriptions.contains(&uri) {
+                    return;
+                }
+                ServerNotification::ResourceUpdated(Box::new(
+                    ResourceUpdatedNotificationParams::new(uri),
+                ))
+            }
+        };
+        if let Err(error) = self.session.notify(notification, None) {
+            tracing::debug!(%error, "change not announced");
         }
     }
 
@@ -343,6 +362,8 @@ impl Driver {
             running.cancel.cancel();
             running.task.abort();
         }
+        // Subscriptions end gracefully: each gets its completion result.
+        self.listens.close_all(&mut self.session);
         self.session.close();
         self.drain_events();
     }

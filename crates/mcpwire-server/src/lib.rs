@@ -45,6 +45,7 @@ mod driver;
 mod error;
 mod handler;
 mod input;
+mod listen;
 mod outbox;
 mod request_state;
 pub mod schema;
