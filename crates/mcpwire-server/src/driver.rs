@@ -45,6 +45,10 @@ struct Driver {
     commands: mpsc::Sender<Command>,
     running: HashMap<RequestId, Running>,
     replies: HashMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
+    /// The requests to the client each client request's handler sent, so
+    /// that they are cancelled when that request is (a handler's questions
+    /// outlive it no longer).
+    sent_for: HashMap<RequestId, Vec<RequestId>>,
     subscriptions: HashSet<String>,
     listens: Listens,
 }
@@ -71,6 +75,7 @@ impl Server {
             commands,
             running: HashMap::new(),
             replies: HashMap::new(),
+            sent_for: HashMap::new(),
             subscriptions: HashSet::new(),
             listens: Listens::default(),
         };
@@ -150,6 +155,7 @@ impl Driver {
                     running.cancel.cancel();
                     running.task.abort();
                 }
+                self.cancel_sent_for(&id);
                 // The engine drops the answer; this frees its entry.
                 let _ = self
                     .session
@@ -262,6 +268,7 @@ impl Driver {
         match command {
             Command::Respond { id, result } => {
                 self.running.remove(&id);
+                self.cancel_sent_for(&id);
                 if let Err(error) = self.session.respond(&id, result) {
                     tracing::debug!(%id, %error, "answer not sent");
                 }
@@ -300,12 +307,27 @@ impl Driver {
                     .send_request(request, options, related.as_ref(), now)
                 {
                     Ok(id) => {
+                        if let Some(related) = related {
+                            self.sent_for.entry(related).or_default().push(id.clone());
+                        }
                         self.replies.insert(id, reply);
                     }
                     Err(error) => {
                         let _ = reply.send(Err(PeerRequestError::Refused(error)));
                     }
                 }
+            }
+        }
+    }
+
+    /// Cancels the requests to the client that the handler of `request`
+    /// sent and that are still unanswered (CANCEL-01: they were believed
+    /// running), now that `request` is over.
+    fn cancel_sent_for(&mut self, request: &RequestId) {
+        for id in self.sent_for.remove(request).unwrap_or_default() {
+            if self.replies.remove(&id).is_some() {
+                let reason = "the request it was sent for has ended".to_owned();
+                self.session.cancel(&id, Some(reason));
             }
         }
     }

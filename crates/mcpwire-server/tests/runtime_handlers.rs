@@ -411,3 +411,33 @@ async fn an_unanswered_handler_request_times_out_and_is_cancelled() {
     );
     assert_eq!(texts(&exchange.response["result"]), ["timed out"]);
 }
+
+/// CANCEL-01, CANCEL-05: when the client cancels a request whose handler is
+/// waiting on a request of its own to the client, that request is cancelled
+/// too (the client learns it with `notifications/cancelled`), and the
+/// cancelled call gets no answer.
+#[tokio::test]
+async fn cancelling_a_request_cancels_the_requests_its_handler_sent() {
+    let fixture = fixture();
+    let mut peer = initialized(&fixture.server, "2025-06-18", json!({"roots": {}})).await;
+    peer.send_request(1, "tools/call", call("roots")).await;
+    let request = peer.recv().await;
+    assert_eq!(request["method"], "roots/list");
+    peer.send(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 1, "reason": "the user gave up"}
+    }))
+    .await;
+    assert_eq!(
+        peer.recv().await,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {
+                "requestId": request["id"],
+                "reason": "the request it was sent for has ended"
+            }
+        })
+    );
+}
