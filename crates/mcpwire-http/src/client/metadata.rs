@@ -1,6 +1,7 @@
 //! What a POST's headers are made of: the facts read from the packet, and
 //! the 2026-07-28 request metadata headers with their value encoding.
 
+use base64::Engine as _;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use mcpwire_jsonrpc::{Message, Packet, RawValue, RequestId};
 use serde::Deserialize;
@@ -190,23 +191,7 @@ pub(crate) fn encode_value(text: &str) -> HeaderValue {
 
 /// Standard Base64 (RFC 4648, with padding).
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let group = (u32::from(chunk[0]) << 16)
-            | (u32::from(chunk.get(1).copied().unwrap_or(0)) << 8)
-            | u32::from(chunk.get(2).copied().unwrap_or(0));
-        let symbols = chunk.len() + 1;
-        for index in 0..4 {
-            if index < symbols {
-                let sextet = (group >> (18 - 6 * index)) & 0x3f;
-                out.push(char::from(ALPHABET[sextet as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]
