@@ -13,6 +13,7 @@
 //! | `client` | `client` | `mcpwire-client` | the client runtime |
 //! | `stdio` | `stdio` | `mcpwire-stdio` | the stdio transport |
 //! | `http` | `http` | `mcpwire-http` | the Streamable HTTP transport (server and client) |
+//! | `auth` | `auth` | `mcpwire-auth` | OAuth 2.1: client, resource-server layer, embedded authorization server |
 //! | `http_legacy` | `http-legacy` | `mcpwire-http-legacy` | HTTP+SSE (2024-11-05) and the client's automatic fallback |
 //!
 //! Transports and runtimes meet here or in your code: any runtime serves
@@ -21,6 +22,8 @@
 pub use mcpwire_jsonrpc as jsonrpc;
 pub use mcpwire_types as types;
 
+#[cfg(feature = "auth")]
+pub use mcpwire_auth as auth;
 #[cfg(feature = "client")]
 pub use mcpwire_client as client;
 #[cfg(feature = "http")]

@@ -1,0 +1,1 @@
+//! The OAuth client side of MCP authorization.

@@ -1,0 +1,19 @@
+//! OAuth 2.1 for MCP: client, resource server and an embedded authorization server.
+//!
+//! | module | feature | what it is |
+//! |---|---|---|
+//! | [`metadata`] | always | RFC 8414 authorization server and RFC 9728 protected resource metadata documents |
+//! | [`pkce`] | always | PKCE (RFC 7636) verifiers and S256 challenges |
+//! | `client` | `client` | discovery, registration, authorization code + PKCE, tokens, refresh, step-up |
+//! | `resource` | `resource-server` | a tower layer validating bearer tokens and serving resource metadata |
+//! | `authorization_server` | `authorization-server` | a small embedded authorization server for development and tests |
+
+pub mod metadata;
+pub mod pkce;
+
+#[cfg(feature = "authorization-server")]
+pub mod authorization_server;
+#[cfg(feature = "client")]
+pub mod client;
+#[cfg(feature = "resource-server")]
+pub mod resource;

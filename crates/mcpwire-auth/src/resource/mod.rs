@@ -1,0 +1,1 @@
+//! The resource-server side: bearer token validation as a tower layer.
