@@ -1,12 +1,27 @@
-//! `cargo xtask bench [name...]`: runs the project's benchmarks by name.
+//! `cargo xtask bench [codec|stdio|http|scale|profile|all]...`: runs the
+//! project's benchmarks by name.
 //!
-//! Each benchmark is a row of [`BENCHMARKS`] naming the cargo command that
-//! runs it; the benchmark itself prints its own figures. Adding a benchmark
-//! is adding a row. With no name, every benchmark runs in table order.
+//! Each benchmark is a row of [`BENCHMARKS`]: either a cargo command that
+//! prints its own figures (the codec micro-benchmark), or a part of the
+//! load suite of `bench/` (`bench-suite`), which measures mcpwire against
+//! the physical limit and rmcp in one run and prints markdown tables with
+//! `x limit` and `x rmcp` ratio columns. Adding a benchmark is adding a
+//! row. With no name, or `all`, every benchmark runs in table order.
+
+mod suite;
 
 use std::process::Command;
 
 use crate::{tidy, workspace_root};
+
+/// How a benchmark is run.
+#[derive(Debug, Clone, Copy)]
+enum Runner {
+    /// A cargo command, run from the workspace root.
+    Cargo(&'static [&'static str]),
+    /// Parts of the load suite (`bench-suite PART...`).
+    Suite(&'static [&'static str]),
+}
 
 /// A benchmark runnable by name.
 #[derive(Debug, Clone, Copy)]
@@ -15,47 +30,103 @@ struct Benchmark {
     name: &'static str,
     /// What it measures, for the list of known benchmarks.
     about: &'static str,
-    /// The cargo arguments that run it.
-    cargo_args: &'static [&'static str],
+    /// How it runs.
+    runners: &'static [Runner],
 }
 
 /// Every known benchmark.
-const BENCHMARKS: &[Benchmark] = &[Benchmark {
-    name: "codec",
-    about: "JSON-RPC codec decode/encode against a serde_json::Value baseline",
-    cargo_args: &["bench", "-p", "mcpwire-jsonrpc", "--bench", "codec"],
-}];
+const BENCHMARKS: &[Benchmark] = &[
+    Benchmark {
+        name: "codec",
+        about: "JSON-RPC codec decode/encode against serde_json::Value, and serde_json's cost of one echo call",
+        runners: &[
+            Runner::Cargo(&["bench", "-p", "mcpwire-jsonrpc", "--bench", "codec"]),
+            Runner::Suite(&["codec"]),
+        ],
+    },
+    Benchmark {
+        name: "stdio",
+        about: "echo calls over stdio against a raw pipe echo and rmcp (1 and 64 in flight, 200 B and 64 KiB)",
+        runners: &[Runner::Suite(&["stdio"])],
+    },
+    Benchmark {
+        name: "http",
+        about: "echo calls over Streamable HTTP against bare hyper and rmcp (JSON, SSE, stateless; 1-64 connections)",
+        runners: &[Runner::Suite(&["http"])],
+    },
+    Benchmark {
+        name: "scale",
+        about: "10,000 idle sessions and 1,000 GET streams: memory each, and call latency beside them",
+        runners: &[Runner::Suite(&["scale"])],
+    },
+    Benchmark {
+        name: "profile",
+        about: "server instructions per call under callgrind (E1 stdio, E2 HTTP), with the costliest functions",
+        runners: &[Runner::Suite(&["profile"])],
+    },
+];
 
 /// Runs the benchmarks named in `args`, or all of them when none is named.
+/// Options for the suite (`--rounds N`, `--seconds S`, `--sessions N`,
+/// `--streams N`, `--smoke`) pass through to it.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let selected = select(args)?;
+    let (names, options) = split_options(args);
+    let selected = select(&names)?;
     let root = workspace_root();
-    for benchmark in selected {
-        println!(
-            "==> bench {}: cargo {}",
-            benchmark.name,
-            benchmark.cargo_args.join(" ")
-        );
-        let status = Command::new(tidy::cargo_program())
-            .args(benchmark.cargo_args)
-            .current_dir(&root)
-            .status()
-            .map_err(|error| format!("could not run cargo: {error}"))?;
-        if !status.success() {
-            return Err(format!(
-                "benchmark {} failed: `cargo {}` exited with {status}",
-                benchmark.name,
-                benchmark.cargo_args.join(" ")
-            ));
+    let mut suite_parts: Vec<&'static str> = Vec::new();
+    for runner in selected.iter().flat_map(|benchmark| benchmark.runners) {
+        match runner {
+            Runner::Cargo(cargo_args) => run_cargo(&root, cargo_args)?,
+            Runner::Suite(parts) => suite_parts.extend(parts.iter().copied()),
         }
+    }
+    if !suite_parts.is_empty() {
+        suite::run(&root, &suite_parts, &options)?;
     }
     Ok(())
 }
 
+fn run_cargo(root: &std::path::Path, cargo_args: &[&str]) -> Result<(), String> {
+    println!("==> cargo {}", cargo_args.join(" "));
+    let status = Command::new(tidy::cargo_program())
+        .args(cargo_args)
+        .current_dir(root)
+        .status()
+        .map_err(|error| format!("could not run cargo: {error}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo {}` exited with {status}",
+            cargo_args.join(" ")
+        ))
+    }
+}
+
+/// Splits `args` into benchmark names and suite options (an option that
+/// takes a value keeps it).
+fn split_options(args: &[String]) -> (Vec<String>, Vec<String>) {
+    const VALUED: [&str; 4] = ["--rounds", "--seconds", "--sessions", "--streams"];
+    let mut names = Vec::new();
+    let mut options = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if VALUED.contains(&arg.as_str()) {
+            options.push(arg.clone());
+            options.extend(iter.next().cloned());
+        } else if arg.starts_with("--") {
+            options.push(arg.clone());
+        } else {
+            names.push(arg.clone());
+        }
+    }
+    (names, options)
+}
+
 /// The benchmarks `args` names, in the order given (all of them if `args`
-/// is empty), or an error listing the known names.
+/// is empty or says `all`), or an error listing the known names.
 fn select(args: &[String]) -> Result<Vec<&'static Benchmark>, String> {
-    if args.is_empty() {
+    if args.is_empty() || args.iter().any(|name| name == "all") {
         return Ok(BENCHMARKS.iter().collect());
     }
     args.iter()
@@ -88,19 +159,29 @@ mod tests {
     }
 
     #[test]
-    fn no_name_selects_every_benchmark() {
-        let selected = select(&[]).unwrap();
-        assert_eq!(selected.len(), BENCHMARKS.len());
+    fn no_name_and_all_select_every_benchmark() {
+        assert_eq!(select(&[]).unwrap().len(), BENCHMARKS.len());
+        assert_eq!(select(&strings(&["all"])).unwrap().len(), BENCHMARKS.len());
     }
 
     #[test]
-    fn codec_runs_the_jsonrpc_codec_bench() {
+    fn codec_runs_the_jsonrpc_codec_bench_then_the_serde_baseline() {
         let selected = select(&strings(&["codec"])).unwrap();
         assert_eq!(selected.len(), 1);
-        assert_eq!(
-            selected[0].cargo_args,
-            ["bench", "-p", "mcpwire-jsonrpc", "--bench", "codec"]
-        );
+        assert!(matches!(
+            selected[0].runners,
+            [
+                Runner::Cargo(["bench", "-p", "mcpwire-jsonrpc", "--bench", "codec"]),
+                Runner::Suite(["codec"])
+            ]
+        ));
+    }
+
+    #[test]
+    fn the_issue_names_are_all_known() {
+        for name in ["codec", "stdio", "http", "scale", "profile"] {
+            assert!(select(&strings(&[name])).is_ok(), "{name}");
+        }
     }
 
     #[test]
@@ -110,6 +191,14 @@ mod tests {
         for benchmark in BENCHMARKS {
             assert!(error.contains(benchmark.name), "{error}");
         }
+    }
+
+    #[test]
+    fn options_and_their_values_are_not_names() {
+        let (names, options) =
+            split_options(&strings(&["stdio", "--rounds", "5", "http", "--smoke"]));
+        assert_eq!(names, ["stdio", "http"]);
+        assert_eq!(options, ["--rounds", "5", "--smoke"]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{conformance, tidy, workspace_root};
+use crate::{conformance, npm_tools, redis, tidy, workspace_root};
 
 /// What one step does.
 #[derive(Debug, Clone, Copy)]
@@ -132,7 +132,16 @@ fn describe(action: Action) -> String {
 /// Runs one step's action in `root`.
 fn run_action(root: &Path, action: Action) -> Result<(), String> {
     match action {
-        Action::Cargo(args) => run_cargo(root, args),
+        Action::Cargo(args) => {
+            // mcpwire-redis's tests start their own redis-server, and
+            // mcpwire-cli's run the TypeScript reference server and SDK.
+            if args.first() == Some(&"test") {
+                redis::ensure_installed()?;
+                let tools = npm_tools::ensure(root)?;
+                return run_cargo_with_env(root, args, &tools.test_env());
+            }
+            run_cargo(root, args)
+        }
         Action::Tidy => tidy::check_workspace(root),
         Action::Deny(args) => {
             ensure_cargo_deny(root)?;
@@ -163,8 +172,14 @@ fn ensure_cargo_deny(root: &Path) -> Result<(), String> {
 
 /// Runs cargo with `args` in `root`, its output going straight to ours.
 fn run_cargo(root: &Path, args: &[&str]) -> Result<(), String> {
+    run_cargo_with_env(root, args, &[])
+}
+
+/// Runs cargo with `args` in `root` and these environment variables added.
+fn run_cargo_with_env(root: &Path, args: &[&str], env: &[(&str, String)]) -> Result<(), String> {
     let status = Command::new(tidy::cargo_program())
         .args(args)
+        .envs(env.iter().map(|(name, value)| (*name, value)))
         .current_dir(root)
         .status()
         .map_err(|error| format!("could not run `cargo {}`: {error}", args.join(" ")))?;

@@ -16,8 +16,10 @@
 //!   or on `--scenario`, and stops the server. `client` runs the runner's
 //!   `client` command once per scenario against `everything-client`, in a
 //!   network namespace with only loopback when it can ([`isolation`]).
-//!   `auth-server` is skipped: it needs an authorization server to test
-//!   (issue 7). `all` runs the three with the pinned runner, then the
+//!   `auth-server` starts `everything-authorization-server` (mcpwire-auth's
+//!   embedded authorization server), runs the runner's `authorization`
+//!   command against it and plays the browser of its authorization-code
+//!   scenario (`run/auth_server.rs`). `all` runs the three with the pinned runner, then the
 //!   server suite with each older runner listed after it in
 //!   `conformance/runner-version` (with `--runner`, only that runner's
 //!   three). `list` prints the runner's scenarios.
@@ -40,7 +42,7 @@ mod args;
 mod baseline;
 mod binaries;
 mod evaluate;
-mod install;
+pub(crate) mod install;
 mod isolation;
 mod listing;
 mod report;

@@ -10,6 +10,8 @@ mod bench;
 mod ci;
 mod codegen;
 mod conformance;
+mod npm_tools;
+mod redis;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +25,8 @@ commands:
   codegen [--check]   regenerate committed generated files (--check: fail if stale)
   tidy                check file headers, file sizes, layering and lint inheritance
   ci                  run everything CI runs (fmt, clippy, tests, tidy, deny, conformance all)
+  npm-tools           install the TypeScript reference server and SDK for mcpwire-cli's tests
+  redis               install redis-server (Debian package) when missing, for mcpwire-redis's tests
   bench codec         measure the JSON-RPC codec against a serde_json::Value baseline
   conformance [server|client|auth-server|all|list] [--scenario NAME] [--runner VERSION] [--bless]
                       run the official MCP conformance runner against the everything-server
@@ -44,6 +48,8 @@ fn main() -> ExitCode {
         "ci" => ci::run(rest),
         "bench" => bench::run(rest),
         "conformance" => conformance::run(rest),
+        "redis" => redis::run(rest),
+        "npm-tools" => npm_tools::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

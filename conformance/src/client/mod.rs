@@ -1,6 +1,6 @@
 //! The everything-client: what each client scenario of the official
 //! conformance runner expects a client to do, built only on the public API
-//! of `mcpwire-client` and the HTTP transports.
+//! of `mcpwire-client`, the HTTP transports and `mcpwire-auth`'s OAuth client.
 //!
 //! The runner starts `everything-client <server URL>` once per scenario,
 //! naming the scenario in `MCP_CONFORMANCE_SCENARIO`, the protocol revision
@@ -9,10 +9,11 @@
 //! those, [`Scenario`] names what to do, and [`run`] does it: connect, make
 //! the calls the scenario's mock server watches for, close.
 //!
-//! Scenarios mcpwire cannot play yet (OAuth, the skills extension) fail at
+//! Scenarios mcpwire cannot play yet (the skills extension) fail at
 //! once with [`ScenarioError::Unsupported`], naming what is missing; the
 //! conformance baseline lists them with the same reason.
 
+pub mod auth;
 pub mod elicitation;
 mod scenarios;
 
@@ -36,9 +37,6 @@ pub const CONTEXT_VAR: &str = "MCP_CONFORMANCE_CONTEXT";
 /// The client's name in `clientInfo`.
 pub const CLIENT_NAME: &str = "mcpwire-everything-client";
 
-/// Why a scenario cannot be played yet: the issue that will deliver OAuth.
-const NEEDS_OAUTH: &str =
-    "OAuth authorization is not implemented in the client yet (issue 7, \"OAuth\")";
 /// Why the skills scenarios cannot be played yet.
 const NEEDS_SKILLS: &str = "the skills extension (SEP-2640, `skills/list`) has no client API \
      yet (issue 6, \"advanced features\")";
@@ -73,6 +71,10 @@ pub enum Scenario {
     RefNoDeref,
     /// `json-schema-2020-12-preservation`: echo a tool's schema as held.
     SchemaPreservation,
+    /// `auth/*`: an OAuth client authorizes the connection (discovery,
+    /// registration, the grant the scenario calls for), then lists tools
+    /// and calls `test-tool`.
+    Authorization,
     /// A scenario that needs something mcpwire lacks; the reason says what.
     Unsupported(&'static str),
 }
@@ -106,7 +108,7 @@ impl Scenario {
             return Some(*scenario);
         }
         if name.starts_with("auth/") {
-            return Some(Self::Unsupported(NEEDS_OAUTH));
+            return Some(Self::Authorization);
         }
         if name.starts_with("sep-2640-client-") {
             return Some(Self::Unsupported(NEEDS_SKILLS));
@@ -247,7 +249,10 @@ pub fn config(version: Option<ProtocolVersion>) -> ClientConfig {
 /// revision is 2024-11-05 or not given.
 async fn connect(invocation: &Invocation) -> Result<Client, ScenarioError> {
     let builder = Client::builder(config(invocation.version)).handler(AcceptDefaults);
-    let options = transport_options(invocation.scenario);
+    let mut options = transport_options(invocation.scenario);
+    if invocation.scenario == Scenario::Authorization {
+        options = options.authorizer(auth::authorizer(invocation)?);
+    }
     let streamable = invocation
         .version
         .is_some_and(|version| version > ProtocolVersion::V2024_11_05);
@@ -377,12 +382,15 @@ mod tests {
     }
 
     #[test]
-    fn auth_and_skills_scenarios_are_named_unsupported_with_their_issue() {
-        for (name, issue) in [
-            ("auth/metadata-default", "issue 7"),
-            ("auth/some-future-scenario", "issue 7"),
-            ("sep-2640-client-no-prefetch", "issue 6"),
+    fn auth_scenarios_are_authorized_and_the_unsupported_name_their_issue() {
+        for name in [
+            "auth/metadata-default",
+            "auth/dpop",
+            "auth/some-future-scenario",
         ] {
+            assert_eq!(Scenario::from_name(name), Some(Scenario::Authorization));
+        }
+        for (name, issue) in [("sep-2640-client-no-prefetch", "issue 6")] {
             match Scenario::from_name(name) {
                 Some(Scenario::Unsupported(reason)) => assert!(reason.contains(issue), "{name}"),
                 other => panic!("{name}: {other:?}"),

@@ -58,6 +58,7 @@ pub(super) async fn play(client: &Client, invocation: &Invocation) -> Result<(),
             Ok(())
         }
         Scenario::SchemaPreservation => schema_echo(client).await,
+        Scenario::Authorization => super::auth::play(client).await,
         Scenario::Unsupported(reason) => Err(ScenarioError::Unsupported(reason)),
     }
 }
@@ -70,7 +71,7 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-fn failed(step: impl Into<String>) -> impl FnOnce(ClientError) -> ScenarioError {
+pub(super) fn failed(step: impl Into<String>) -> impl FnOnce(ClientError) -> ScenarioError {
     let step = step.into();
     move |error| ScenarioError::Call { step, error }
 }

@@ -5,8 +5,8 @@
 //! The catalogue follows `CONTRACT.md` A.2 (runner 0.1.16) and the
 //! 2026-07-28 additions of `CONTRACT-0.2.md` that the runtime can already
 //! serve (the stateless diagnostic tools, a tool with an `x-mcp-header`
-//! parameter, the multi round-trip `input_required` fixtures). Tasks and
-//! skills fixtures are not here yet: the runtime has no API for them.
+//! parameter, the multi round-trip `input_required` fixtures) and the task
+//! fixtures of the `tasks-*` scenarios. Skills fixtures are not here yet.
 //!
 //! Tools are registered in a fixed order and `test_simple_text` comes
 //! first, because `http-header-validation` calls the first listed tool with
@@ -19,6 +19,7 @@ mod prompts;
 mod resources;
 mod schemas;
 mod stateless;
+mod tasks;
 
 use mcpwire_server::{BuildError, Server};
 use mcpwire_types::Tool;
@@ -47,6 +48,7 @@ pub fn server() -> Result<Server, BuildError> {
     // Last, so that its tools follow the runner's fixtures in every list.
     let builder = stateless::register(builder);
     let builder = mrtr::register(builder);
+    let builder = tasks::register(builder).tasks(mcpwire_server::tasks::TaskOptions::new());
     builder.build()
 }
 
@@ -108,6 +110,13 @@ mod tests {
             "test_logging_tool",
             "test_trigger_tool_change",
             "test_trigger_prompt_change",
+            "greet",
+            "slow_compute",
+            "failing_job",
+            "protocol_error_job",
+            "confirm_delete",
+            "multi_input",
+            "test_tool_with_task",
         ] {
             assert!(
                 names.iter().any(|name| name == expected),

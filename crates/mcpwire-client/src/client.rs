@@ -10,13 +10,16 @@ use mcpwire_session::{ClientConfig, RequestOptions, ServerView};
 use mcpwire_types::methods::{
     ClientNotification, ClientRequest, Request, ServerNotification, ServerResult,
 };
-use mcpwire_types::{ProgressNotificationParams, meta_keys};
+use mcpwire_types::{ClientCapabilities, ProgressNotificationParams, Root, meta_keys};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::Instrument;
 
+use crate::cache::ResultCache;
 use crate::driver::{Command, Driver};
 use crate::handler::NoHandler;
+use crate::roots::RootsState;
 use crate::schema::{self, SchemaCache};
+use crate::url_elicitation::OpenUrlElicitations;
 use crate::{ClientError, ClientHandler, ConnectError, typed};
 
 /// How many API commands may queue before callers wait (back-pressure).
@@ -62,6 +65,16 @@ pub(crate) struct Shared {
     /// `None` once the session ended, so that receivers see the end.
     notifications: Mutex<Option<broadcast::Sender<ServerNotification>>>,
     pub(crate) schemas: SchemaCache,
+    /// Answers the server's requests and the input requests of 2026-07-28.
+    pub(crate) handler: Arc<dyn ClientHandler>,
+    /// What this client declared.
+    pub(crate) capabilities: ClientCapabilities,
+    /// The roots set on the client, if any.
+    pub(crate) roots: RootsState,
+    /// The opt-in result cache, with this client's owner id in it.
+    pub(crate) cache: Option<(ResultCache, u64)>,
+    /// URL-mode elicitations shown to the user and not yet completed.
+    pub(crate) open_urls: OpenUrlElicitations,
 }
 
 impl Shared {
@@ -100,6 +113,8 @@ pub struct ClientBuilder {
     config: ClientConfig,
     handler: Arc<dyn ClientHandler>,
     notification_capacity: usize,
+    roots: Option<Vec<Root>>,
+    cache: Option<ResultCache>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -115,6 +130,28 @@ impl ClientBuilder {
     /// `handler`; declare the matching capabilities in the configuration.
     pub fn handler(mut self, handler: impl ClientHandler) -> Self {
         self.handler = Arc::new(handler);
+        self
+    }
+
+    /// The roots the client exposes from the start: `roots/list` is
+    /// answered with them instead of calling the handler; change them
+    /// with [`Client::set_roots`]. Declare the `roots` capability.
+    ///
+    /// # Errors
+    ///
+    /// Why a root is refused: every root must be a `file://` URI (ROOTS-03).
+    pub fn roots(mut self, roots: Vec<Root>) -> Result<Self, ClientError> {
+        crate::roots::check_all(&roots).map_err(ClientError::InvalidRoot)?;
+        self.roots = Some(roots);
+        Ok(self)
+    }
+
+    /// Caches results by their cache hints (2026-07-28; off by default):
+    /// `server/discover`, the lists and `resources/read` are answered from
+    /// `cache` while fresh, and dropped when the server announces a change.
+    /// See [`ResultCache`] for sharing one between clients.
+    pub fn cache(mut self, cache: ResultCache) -> Self {
+        self.cache = Some(cache);
         self
     }
 
@@ -142,14 +179,17 @@ impl ClientBuilder {
         let shared = Arc::new(Shared {
             notifications: Mutex::new(Some(notifications)),
             schemas: SchemaCache::default(),
+            handler: self.handler.clone(),
+            capabilities: self.config.capabilities.clone(),
+            roots: RootsState::new(self.roots),
+            open_urls: OpenUrlElicitations::default(),
+            cache: self.cache.map(|cache| {
+                let owner = cache.new_owner();
+                (cache, owner)
+            }),
         });
         let (established, connected) = oneshot::channel();
-        let driver = Driver::new(
-            Arc::new(self.config),
-            self.handler,
-            shared.clone(),
-            established,
-        );
+        let driver = Driver::new(Arc::new(self.config), shared.clone(), established);
         tokio::spawn(driver.run(transport, command_rx, cancel_rx));
         let server = connected
             .await
@@ -191,6 +231,8 @@ impl Client {
             config,
             handler: Arc::new(NoHandler),
             notification_capacity: DEFAULT_NOTIFICATION_CAPACITY,
+            roots: None,
+            cache: None,
         }
     }
 
@@ -239,6 +281,16 @@ impl Client {
             // The session ended: a receiver that reports just that.
             None => broadcast::channel(1).1,
         }
+    }
+
+    /// State shared with the session task.
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.inner.shared
+    }
+
+    /// The roots set on the client.
+    pub(crate) fn roots_state(&self) -> &RootsState {
+        &self.inner.shared.roots
     }
 
     /// Whether the session has ended.
@@ -332,6 +384,57 @@ impl Client {
         answer.await.unwrap_or(Err(ClientError::Closed))
     }
 
+    /// Sends `method`, a request an extension adds (registered with
+    /// [`ClientConfig::with_extension`], which also declares the
+    /// extension), with `params`, and waits for its result as JSON. Core
+    /// methods go through [`Client::request`] instead.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::Refused`] when `method` is not registered or the
+    /// server did not declare the extension (nothing is sent); otherwise a
+    /// server error, a timeout, or the end of the session.
+    pub async fn request_extension(
+        &self,
+        method: &str,
+        params: serde_json::Map<String, serde_json::Value>,
+        options: RequestOptions,
+    ) -> Result<serde_json::Value, ClientError> {
+        let span = tracing::info_span!(
+            "mcp.client.request",
+            method,
+            id = tracing::field::Empty,
+            version = %self.inner.server.version,
+        );
+        let key = self.inner.next_key.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        let command = Command::ExtensionRequest {
+            key,
+            method: method.to_owned(),
+            params: Some(params),
+            options,
+            reply,
+            span: span.clone(),
+        };
+        let mut guard = CancelOnDrop {
+            key,
+            cancels: &self.inner.cancels,
+            armed: true,
+        };
+        let outcome = async {
+            self.inner
+                .commands
+                .send(command)
+                .await
+                .map_err(|_| ClientError::Closed)?;
+            answer.await.unwrap_or(Err(ClientError::Closed))
+        }
+        .instrument(span)
+        .await;
+        guard.armed = false;
+        outcome
+    }
+
     /// Sends a request, waits for its answer under a span of its own, and
     /// checks what the client checks on results.
     async fn send(
@@ -344,6 +447,12 @@ impl Client {
             ClientRequest::CallTool(params) => Some(params.name.clone()),
             _ => None,
         };
+        let cache = self.inner.shared.cache.as_ref();
+        if let Some(hit) = cache.and_then(|(cache, owner)| cache.lookup(*owner, &request)) {
+            tracing::debug!(method = request.method(), "answered from the cache");
+            return Ok(hit);
+        }
+        let cacheable = cache.map(|_| request.clone());
         let span = tracing::info_span!(
             "mcp.client.request",
             method = request.method(),
@@ -381,8 +490,19 @@ impl Client {
         .instrument(span.clone())
         .await;
         guard.armed = false;
+        if let Err(ClientError::UrlElicitationRequired(data)) = &outcome {
+            // Their completions may be announced (ELIC-22 ignores others).
+            let ids = data
+                .elicitations
+                .iter()
+                .filter_map(|e| e.elicitation_id.as_deref());
+            ids.for_each(|id| self.inner.shared.open_urls.opened(id));
+        }
         let result = outcome?;
         span.in_scope(|| self.check_result(&result, tool.as_deref()))?;
+        if let (Some((cache, owner)), Some(request)) = (cache, cacheable) {
+            cache.store(*owner, &request, &result);
+        }
         Ok(result)
     }
 

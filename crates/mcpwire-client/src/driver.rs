@@ -19,11 +19,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use crate::answer::Answerer;
 use crate::cancel::CancelHandle;
 use crate::client::Shared;
-use crate::handler::{self, HandlerMessage};
+use crate::handler::HandlerMessage;
 use crate::outbox::Outbox;
-use crate::{ClientError, ClientHandler, ConnectError, HandlerContext};
+use crate::{ClientError, ConnectError, HandlerContext};
 
 /// How many handler messages may queue before handler tasks wait.
 const HANDLER_QUEUE: usize = 64;
@@ -42,6 +43,16 @@ pub(crate) enum Command {
         progress: Option<mpsc::Sender<ProgressNotificationParams>>,
         span: tracing::Span,
     },
+    /// Send a request of a method an extension adds; its result stays
+    /// untyped.
+    ExtensionRequest {
+        key: u64,
+        method: String,
+        params: Option<serde_json::Map<String, serde_json::Value>>,
+        options: RequestOptions,
+        reply: oneshot::Sender<Result<serde_json::Value, ClientError>>,
+        span: tracing::Span,
+    },
     /// Send a notification.
     Notify {
         notification: ClientNotification,
@@ -51,10 +62,32 @@ pub(crate) enum Command {
     Close { done: oneshot::Sender<()> },
 }
 
+/// Where the answer to a request of ours goes.
+enum Reply {
+    /// A core method's result, decoded by its method.
+    Typed(oneshot::Sender<Result<ServerResult, ClientError>>),
+    /// An extension method's result, as JSON.
+    Untyped(oneshot::Sender<Result<serde_json::Value, ClientError>>),
+}
+
+impl Reply {
+    /// Tells the caller the request failed.
+    fn fail(self, error: ClientError) {
+        match self {
+            Self::Typed(sender) => {
+                let _ = sender.send(Err(error));
+            }
+            Self::Untyped(sender) => {
+                let _ = sender.send(Err(error));
+            }
+        }
+    }
+}
+
 /// A request of ours that awaits its answer.
 struct Call {
     key: u64,
-    reply: oneshot::Sender<Result<ServerResult, ClientError>>,
+    reply: Reply,
     progress: Option<mpsc::Sender<ProgressNotificationParams>>,
     span: tracing::Span,
 }
@@ -73,7 +106,6 @@ type Outcome = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 pub(crate) struct Driver {
     session: ClientSession,
     shared: Arc<Shared>,
-    handler: Arc<dyn ClientHandler>,
     calls: HashMap<RequestId, Call>,
     keys: HashMap<u64, RequestId>,
     running: HashMap<RequestId, Running>,
@@ -99,7 +131,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 impl Driver {
     pub(crate) fn new(
         config: Arc<ClientConfig>,
-        handler: Arc<dyn ClientHandler>,
         shared: Arc<Shared>,
         established: oneshot::Sender<Result<ServerView, ConnectError>>,
     ) -> Self {
@@ -108,7 +139,6 @@ impl Driver {
             // Queues the probe or `initialize`.
             session: ClientSession::new(config, now()),
             shared,
-            handler,
             calls: HashMap::new(),
             keys: HashMap::new(),
             running: HashMap::new(),
@@ -163,6 +193,12 @@ impl Driver {
                 },
                 command = commands.recv() => match command {
                     Some(Command::Close { done }) => {
+                        // A call dropped just before `close` queued its
+                        // cancellation first: send it before the session
+                        // ends, or the server never learns (CANCEL-01).
+                        while let Ok(key) = cancels.try_recv() {
+                            self.cancel(key);
+                        }
                         self.closers.push(done);
                         break Ok(());
                     }
@@ -212,6 +248,7 @@ impl Driver {
                 }
             }
             Event::Response { id, result } => self.answered(&id, result),
+            Event::ExtensionResponse { id, result } => self.extension_answered(&id, result),
             Event::Progress { id, progress } => {
                 if let Some(sender) = self.calls.get(&id).and_then(|call| call.progress.as_ref()) {
                     // A reader that lags loses reports rather than stalling the session.
@@ -244,7 +281,36 @@ impl Driver {
             call.span
                 .in_scope(|| tracing::debug!(%error, "request ended without an answer"));
         }
-        let _ = call.reply.send(result.map_err(ClientError::from));
+        match (call.reply, result) {
+            (Reply::Typed(sender), result) => {
+                let _ = sender.send(result.map_err(ClientError::from));
+            }
+            (reply, Err(error)) => reply.fail(ClientError::from(error)),
+            // The engine decodes only core methods' results typed.
+            (reply @ Reply::Untyped(_), Ok(_)) => reply.fail(ClientError::InvalidResult(
+                "a typed result answered an extension request".to_owned(),
+            )),
+        }
+    }
+
+    fn extension_answered(
+        &mut self,
+        id: &RequestId,
+        result: Result<serde_json::Value, ResponseError>,
+    ) {
+        let Some(call) = self.calls.remove(id) else {
+            return;
+        };
+        self.keys.remove(&call.key);
+        match (call.reply, result) {
+            (Reply::Untyped(sender), result) => {
+                let _ = sender.send(result.map_err(ClientError::from));
+            }
+            (reply, Err(error)) => reply.fail(ClientError::from(error)),
+            (reply @ Reply::Typed(_), Ok(_)) => reply.fail(ClientError::InvalidResult(
+                "an untyped result answered a core request".to_owned(),
+            )),
+        }
     }
 
     fn notified(&mut self, notification: ServerNotification) {
@@ -259,6 +325,16 @@ impl Driver {
                 );
             }
             _ => {}
+        }
+        if let ServerNotification::ElicitationComplete(params) = &notification
+            && !self.shared.open_urls.complete(&params.elicitation_id)
+        {
+            // ELIC-22: unknown or already completed.
+            tracing::debug!(id = %params.elicitation_id, "ignored the completion of an unknown URL elicitation");
+            return;
+        }
+        if let Some((cache, _)) = &self.shared.cache {
+            cache.invalidate(&notification);
         }
         self.shared.publish(notification);
     }
@@ -284,8 +360,39 @@ impl Driver {
                         self.keys.insert(key, id.clone());
                         let call = Call {
                             key,
-                            reply,
+                            reply: Reply::Typed(reply),
                             progress,
+                            span,
+                        };
+                        self.calls.insert(id, call);
+                    }
+                    Err(error) => {
+                        let _ = reply.send(Err(ClientError::Refused(error)));
+                    }
+                }
+            }
+            Command::ExtensionRequest {
+                key,
+                method,
+                params,
+                options,
+                reply,
+                span,
+            } => {
+                if reply.is_closed() {
+                    return;
+                }
+                let sent = self
+                    .session
+                    .send_extension_request(&method, params, options, now());
+                match sent {
+                    Ok(id) => {
+                        span.record("id", tracing::field::display(&id));
+                        self.keys.insert(key, id.clone());
+                        let call = Call {
+                            key,
+                            reply: Reply::Untyped(reply),
+                            progress: None,
                             span,
                         };
                         self.calls.insert(id, call);
@@ -346,12 +453,18 @@ impl Driver {
             cancellation,
             self.messages.clone(),
         );
-        let handler = self.handler.clone();
+        let shared = self.shared.clone();
         let messages = self.messages.clone();
         let task_id = id.clone();
         let task = tokio::spawn(
             async move {
-                let result = handler::dispatch(&*handler, request, handler_context).await;
+                let answerer = Answerer {
+                    handler: &*shared.handler,
+                    capabilities: &shared.capabilities,
+                    roots: &shared.roots,
+                    open_urls: &shared.open_urls,
+                };
+                let result = answerer.answer(request, handler_context).await;
                 if let Err(error) = &result {
                     tracing::debug!(code = %error.code, message = %error.message, "request failed");
                 }
@@ -407,7 +520,7 @@ impl Driver {
         self.session.close();
         self.drain_events();
         for (_, call) in self.calls.drain() {
-            let _ = call.reply.send(Err(ClientError::Closed));
+            call.reply.fail(ClientError::Closed);
         }
         self.keys.clear();
         self.shared.end_notifications();

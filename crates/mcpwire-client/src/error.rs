@@ -2,7 +2,7 @@
 
 use mcpwire_jsonrpc::ErrorObject;
 use mcpwire_session::{ResponseError, SendError};
-use mcpwire_types::InputRequiredResult;
+use mcpwire_types::{InputRequiredResult, McpErrorCode, URLElicitationRequiredData};
 
 /// Why [`Client::connect`](crate::Client::connect) did not produce a client.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +67,24 @@ pub enum ClientError {
         /// How many pages were read.
         pages: usize,
     },
+    /// A root is not one the client may expose: not a `file://` URI
+    /// (ROOTS-03), or climbing out with `..`.
+    #[error("invalid root: {0}")]
+    InvalidRoot(String),
+    /// The client's handler (or the runtime's checks around it) could not
+    /// fulfil the input request `key` of an `input_required` answer.
+    #[error("input request {key:?} could not be fulfilled: {}", .error.message)]
+    InputFailed {
+        /// The key of the input request.
+        key: String,
+        /// Why.
+        error: ErrorObject,
+    },
+    /// The server needs the user to complete URL-mode elicitations first
+    /// (-32042, 2025-11-25): show each URL to the user (never open it
+    /// without consent), then retry.
+    #[error("the server requires {} URL elicitation(s) first", .0.elicitations.len())]
+    UrlElicitationRequired(Box<URLElicitationRequiredData>),
     /// The marker type names a method this client cannot send, or its
     /// params or result types are not the ones of that method.
     #[error("{0} is not a request this client can send")]
@@ -76,7 +94,12 @@ pub enum ClientError {
 impl From<ResponseError> for ClientError {
     fn from(error: ResponseError) -> Self {
         match error {
-            ResponseError::Peer(object) => Self::Peer(object),
+            ResponseError::Peer(object) => match URLElicitationRequiredData::from_error(&object) {
+                Some(data) if object.code == McpErrorCode::UrlElicitationRequired.error_code() => {
+                    Self::UrlElicitationRequired(Box::new(data))
+                }
+                _ => Self::Peer(object),
+            },
             ResponseError::TimedOut => Self::TimedOut,
             ResponseError::Closed => Self::Closed,
             ResponseError::InvalidResult(reason) => Self::InvalidResult(reason),

@@ -6,12 +6,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId};
+use mcpwire_jsonrpc::{ErrorCode, ErrorObject, RequestId};
 use mcpwire_session::{RequestContext, TraceContext};
-use mcpwire_types::methods::{ClientResult, ServerRequest};
+use mcpwire_types::methods::ClientResult;
 use mcpwire_types::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ListRootsResult, Meta, ProtocolVersion, RequestParams,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitRequestURLParams,
+    ElicitResult, ListRootsResult, Meta, ProtocolVersion, RequestParams,
 };
 use tokio::sync::mpsc;
 
@@ -53,6 +53,15 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// ```
 pub trait ClientHandler: Send + Sync + 'static {
     /// `sampling/createMessage`: sample the host's model (SAMP).
+    ///
+    /// Everything the server sent reaches it: the messages (text, image,
+    /// audio, and from 2025-11-25 `tool_use` / `tool_result` blocks), model
+    /// preferences and hints, `systemPrompt`, `maxTokens`,
+    /// `stopSequences`, `includeContext`, `tools` and `toolChoice`. It runs
+    /// between [`ClientHandler::review_sampling_request`] and
+    /// [`ClientHandler::review_sampling_result`], and only when the client
+    /// declared `sampling` (and `sampling.tools` for requests with tools:
+    /// SAMP-05; without it the runtime answers -32602 itself).
     fn create_message(
         &self,
         params: CreateMessageRequestParams,
@@ -62,7 +71,40 @@ pub trait ClientHandler: Send + Sync + 'static {
         not_offered("sampling/createMessage")
     }
 
+    /// The human in the loop before a sampling request reaches the model
+    /// (SAMP-02, SAMP-14): return the params to send to the model (as
+    /// they came, or edited), or an error to deny it, typically
+    /// [`user_rejected`]. The default approves every request unchanged.
+    fn review_sampling_request(
+        &self,
+        params: CreateMessageRequestParams,
+        context: HandlerContext,
+    ) -> BoxFuture<'_, Result<CreateMessageRequestParams, ErrorObject>> {
+        let _ = context;
+        Box::pin(std::future::ready(Ok(params)))
+    }
+
+    /// The human in the loop before the model's reply goes back to the
+    /// server (SAMP-02): return the result to send (as it came, or
+    /// edited), or an error to withhold it. The default approves it.
+    fn review_sampling_result(
+        &self,
+        result: CreateMessageResult,
+        context: HandlerContext,
+    ) -> BoxFuture<'_, Result<CreateMessageResult, ErrorObject>> {
+        let _ = context;
+        Box::pin(std::future::ready(Ok(result)))
+    }
+
     /// `elicitation/create`: ask the user for input (ELIC).
+    ///
+    /// Form-mode requests come here (URL-mode ones too, unless
+    /// [`ClientHandler::elicit_url`] is overridden). For an `accept`, the
+    /// runtime fills omitted fields with their schema defaults (ELIC-13,
+    /// SEP-1034) and checks the content against `requestedSchema` before
+    /// sending it (ELIC-15): content that does not match is not sent, the
+    /// server gets -32603 instead. A mode the client did not declare is
+    /// answered -32602 without calling the handler (ELIC-09).
     fn elicit(
         &self,
         params: ElicitRequestParams,
@@ -72,7 +114,29 @@ pub trait ClientHandler: Send + Sync + 'static {
         not_offered("elicitation/create")
     }
 
+    /// URL-mode `elicitation/create` (2025-11-25): `params.url` is the full
+    /// URL, untouched, to show the user with the server's message (ELIC-32).
+    ///
+    /// The runtime never opens or fetches the URL (ELIC-31). Return
+    /// `accept` once the user consented, then open it yourself in a way
+    /// neither the client nor the model can read (the system browser);
+    /// `decline` or `cancel` otherwise. The default hands the request to
+    /// [`ClientHandler::elicit`].
+    fn elicit_url(
+        &self,
+        params: ElicitRequestURLParams,
+        context: HandlerContext,
+    ) -> BoxFuture<'_, Result<ElicitResult, ErrorObject>> {
+        self.elicit(ElicitRequestParams::Url(params), context)
+    }
+
     /// `roots/list`: the roots the user exposes to the server (ROOTS).
+    ///
+    /// Not called when the roots were set with
+    /// [`ClientBuilder::roots`](crate::ClientBuilder::roots) or
+    /// [`Client::set_roots`](crate::Client::set_roots). Every root must be
+    /// a `file://` URI (ROOTS-03): an answer with another one is not sent,
+    /// the server gets -32603 instead.
     fn list_roots(
         &self,
         params: RequestParams,
@@ -81,6 +145,12 @@ pub trait ClientHandler: Send + Sync + 'static {
         let _ = (params, context);
         not_offered("roots/list")
     }
+}
+
+/// The error a client answers when the user denied a sampling request
+/// (-1, SAMP-13).
+pub fn user_rejected() -> ErrorObject {
+    ErrorObject::new(ErrorCode(-1), "User rejected sampling request")
 }
 
 fn not_offered<T: Send + 'static>(method: &str) -> BoxFuture<'static, Result<T, ErrorObject>> {
@@ -192,30 +262,5 @@ impl HandlerContext {
         };
         // The session may be gone; then nobody listens.
         let _ = self.inner.messages.send(message).await;
-    }
-}
-
-/// Runs the handler method a server request calls for.
-pub(crate) async fn dispatch(
-    handler: &dyn ClientHandler,
-    request: ServerRequest,
-    context: HandlerContext,
-) -> Result<ClientResult, ErrorObject> {
-    match request {
-        ServerRequest::CreateMessage(params) => handler
-            .create_message(*params, context)
-            .await
-            .map(|result| ClientResult::CreateMessage(Box::new(result))),
-        ServerRequest::Elicit(params) => handler
-            .elicit(*params, context)
-            .await
-            .map(|result| ClientResult::Elicit(Box::new(result))),
-        ServerRequest::ListRoots(params) => handler
-            .list_roots(*params, context)
-            .await
-            .map(|result| ClientResult::ListRoots(Box::new(result))),
-        // Tasks run on this client are not offered (no `tasks` capability
-        // is declared by default); `ping` never gets here.
-        other => Err(ErrorObject::method_not_found(other.method())),
     }
 }

@@ -49,25 +49,46 @@
 //! - notifications from the server on a broadcast channel
 //!   ([`Client::notifications`]);
 //! - server requests (sampling, elicitation, roots) answered by a
-//!   [`ClientHandler`], each in its own task;
+//!   [`ClientHandler`], each in its own task, with the checks the client
+//!   owes them: human review of sampling requests and replies, the
+//!   declared capabilities (`sampling.tools`, elicitation modes), form
+//!   defaults and the schema check of answers, `file://` roots; in
+//!   2026-07-28 the same handler fulfils `input_required` answers
+//!   ([`Client::request_with_input`], [`Client::fulfil_input`]);
+//! - roots set on the client ([`Client::set_roots`]) and announced with
+//!   `notifications/roots/list_changed`;
+//! - URL-mode elicitation: the full URL goes to
+//!   [`ClientHandler::elicit_url`], never opened by the runtime; -32042 is
+//!   [`ClientError::UrlElicitationRequired`];
+//! - an opt-in cache honouring the 2026-07-28 cache hints ([`ResultCache`]);
 //! - a tracing span per request (`mcp.client.request`: method, id,
 //!   revision, and the tool, prompt or resource named).
 
+mod answer;
+mod cache;
 mod calls;
 mod cancel;
 mod client;
 mod driver;
 mod error;
 mod handler;
+mod input;
 mod outbox;
+mod roots;
 mod schema;
+mod tasks;
 mod typed;
+mod url_elicitation;
 
+pub use cache::ResultCache;
 pub use calls::MAX_PAGES;
 pub use cancel::Cancellation;
 pub use client::{Client, ClientBuilder};
 pub use error::{ClientError, ConnectError};
-pub use handler::{BoxFuture, ClientHandler, HandlerContext};
+pub use handler::{BoxFuture, ClientHandler, HandlerContext, user_rejected};
+pub use input::{InputRetry, MAX_INPUT_ROUNDS};
 pub use mcpwire_session::{
     ClientConfig, EraChoice, Limits, RequestOptions, ServerView, Timeouts, TraceContext,
 };
+pub use roots::check_root_uri;
+pub use tasks::{TaskStatusUpdates, task_of, with_tasks_extension};

@@ -80,4 +80,4 @@ pub use id::RequestId;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
 /// Raw JSON text, as kept for `params`, `result` and `error.data`.
 pub use serde_json::value::RawValue;
-pub use transport::{Transport, TransportReceiver, TransportSender};
+pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};

@@ -3,6 +3,7 @@
 //! receiving half.
 
 use core::future::Future;
+use std::sync::Arc;
 
 use crate::classify::Inbound;
 use crate::id::RequestId;
@@ -90,6 +91,11 @@ pub trait TransportSender: Send + 'static {
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send;
 }
 
+/// Out-of-band context of one request, as a transport learned it (for
+/// HTTP, a clone of the request's `http::Extensions`); the handler
+/// downcasts it to the transport's type.
+pub type TransportContext = Arc<dyn core::any::Any + Send + Sync>;
+
 /// The receiving half of a [`Transport`].
 pub trait TransportReceiver: Send + 'static {
     /// The failure of the channel itself.
@@ -98,4 +104,15 @@ pub trait TransportReceiver: Send + 'static {
     /// Receives the next packet from the peer; see [`Transport`] for what
     /// `None` and `Err` mean and for cancel safety.
     fn recv(&mut self) -> impl Future<Output = Option<Result<Inbound, Self::Error>>> + Send;
+
+    /// What the transport knows about the request `id` of the packet
+    /// [`recv`](Self::recv) just yielded, beyond the message itself: on
+    /// Streamable HTTP, the HTTP request's `http::Extensions`, where an
+    /// authentication layer puts the caller's validated identity. A runtime
+    /// asks once per request it received and hands the value to the
+    /// request's handler. The default knows nothing.
+    fn request_context(&mut self, id: &RequestId) -> Option<TransportContext> {
+        let _ = id;
+        None
+    }
 }

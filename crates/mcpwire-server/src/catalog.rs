@@ -7,14 +7,14 @@ use mcpwire_types::{Prompt, Resource, ResourceTemplate, Tool, validate_tool_name
 
 use crate::BuildError;
 use crate::handler::{CompleteFn, PromptFn, ResourceFn, TemplateFn, ToolFn};
-use crate::schema::CompiledSchema;
+use crate::schema::DeferredSchema;
 use crate::uri_template::UriTemplate;
 
 /// A tool with its compiled schemas and handler.
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
-    pub(crate) input: CompiledSchema,
-    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) input: DeferredSchema,
+    pub(crate) output: Option<DeferredSchema>,
     pub(crate) handler: ToolFn,
 }
 
@@ -30,11 +30,11 @@ impl ToolEntry {
             reason: error.to_string(),
         };
         let input_schema = serde_json::Value::Object(tool.input_schema.clone());
-        let input = CompiledSchema::compile_tool_input(&input_schema)
-            .map_err(|e| schema_error("inputSchema", e))?;
+        let input =
+            DeferredSchema::tool_input(input_schema).map_err(|e| schema_error("inputSchema", e))?;
         let output = match &tool.output_schema {
             Some(schema) => Some(
-                CompiledSchema::compile_object(schema)
+                DeferredSchema::new(serde_json::Value::Object(schema.clone()))
                     .map_err(|e| schema_error("outputSchema", e))?,
             ),
             None => None,

@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId};
+use mcpwire_jsonrpc::{ErrorObject, RequestId, TransportContext};
 use mcpwire_session::{RequestContext, RequestOptions, TraceContext};
 use mcpwire_types::methods::ServerResult;
 use mcpwire_types::methods::{ClientResult, ServerNotification, ServerRequest};
 use mcpwire_types::{
     ClientCapabilities, Implementation, LoggingLevel, LoggingMessageNotificationParams, Meta,
-    ProtocolVersion,
+    ProtocolVersion, RelatedTaskMetadata,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -21,6 +21,11 @@ pub(crate) enum Command {
     Respond {
         id: RequestId,
         result: Result<ServerResult, ErrorObject>,
+    },
+    /// An answer already shaped for the request's revision (tasks).
+    RespondRaw {
+        id: RequestId,
+        result: Result<Box<mcpwire_jsonrpc::RawValue>, ErrorObject>,
     },
     Progress {
         id: RequestId,
@@ -62,6 +67,12 @@ struct Inner {
     commands: mpsc::Sender<Command>,
     cancellation: Cancellation,
     server: Server,
+    /// Names the session the request came in, for binding tasks to it.
+    scope: Arc<str>,
+    /// The task the handler runs for, when it runs as one.
+    task_id: Option<String>,
+    /// What the transport knew about the request beyond the message.
+    transport: Option<TransportContext>,
 }
 
 impl std::fmt::Debug for Context {
@@ -81,6 +92,7 @@ impl Context {
         commands: mpsc::Sender<Command>,
         cancellation: Cancellation,
         server: Server,
+        scope: Arc<str>,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -90,9 +102,71 @@ impl Context {
                 commands,
                 cancellation,
                 server,
+                scope,
+                task_id: None,
+                transport: None,
             }),
             round: Arc::default(),
         }
+    }
+
+    /// The same fresh context with what the transport knew of the request.
+    pub(crate) fn with_transport(mut self, transport: Option<TransportContext>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.transport = transport;
+        }
+        self
+    }
+
+    /// What the transport knew about this request beyond the message: on
+    /// Streamable HTTP, the HTTP request's `http::Extensions` (downcast with
+    /// `downcast_ref::<http::Extensions>()`), where an authentication layer
+    /// (mcpwire-auth's `BearerAuthLayer`) puts the caller's validated
+    /// identity. `None` on transports that know nothing more (stdio).
+    pub fn transport_context(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.inner.transport.as_deref()
+    }
+
+    /// The same request's context for a task: with its own cancellation
+    /// signal, since the task outlives the request that created it.
+    pub(crate) fn for_task(&self, cancellation: Cancellation, task_id: Option<&str>) -> Self {
+        let inner = &self.inner;
+        Self {
+            inner: Arc::new(Inner {
+                id: inner.id.clone(),
+                request: inner.request.clone(),
+                meta: inner.meta.clone(),
+                commands: inner.commands.clone(),
+                cancellation,
+                server: inner.server.clone(),
+                scope: Arc::clone(&inner.scope),
+                task_id: task_id.map(str::to_owned),
+                transport: inner.transport.clone(),
+            }),
+            round: Arc::clone(&self.round),
+        }
+    }
+
+    /// The id of the task this handler runs for, when the call runs as a
+    /// task the client asked for (2025-11-25; in 2026-07-28 a call may
+    /// become a task after its handler started, and this stays `None`).
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task_id.as_deref()
+    }
+
+    /// The session the request came in (a handshake session, or one
+    /// stateless exchange).
+    pub(crate) fn scope(&self) -> &str {
+        &self.inner.scope
+    }
+
+    /// Sends a notification that belongs to no request (a task's status).
+    pub(crate) async fn notify_session(&self, notification: ServerNotification) {
+        let command = Command::Notify {
+            notification,
+            related: None,
+        };
+        let _ = self.inner.commands.send(command).await;
     }
 
     /// The same context for a handler round that sees `round`.
@@ -105,6 +179,12 @@ impl Context {
 
     pub(crate) fn round(&self) -> &Round {
         &self.round
+    }
+
+    /// The channel to the session driver, for messages not tied to this
+    /// request's stream.
+    pub(crate) fn sender(&self) -> &mpsc::Sender<Command> {
+        &self.inner.commands
     }
 
     /// The id of the request being handled.
@@ -196,7 +276,12 @@ impl Context {
     }
 
     /// Sends a notification on behalf of this request.
-    pub async fn notify(&self, notification: ServerNotification) {
+    pub async fn notify(&self, mut notification: ServerNotification) {
+        if let Some(task_id) = &self.inner.task_id {
+            // TASK-30: what a task sends names the task.
+            RelatedTaskMetadata::new(task_id.clone())
+                .insert_into(notification.meta_mut().get_or_insert_with(Meta::new));
+        }
         let command = Command::Notify {
             notification,
             related: Some(self.inner.id.clone()),
@@ -213,9 +298,14 @@ impl Context {
     /// the method, or the client answered with an error or not in time.
     pub async fn request(
         &self,
-        request: ServerRequest,
+        mut request: ServerRequest,
         options: RequestOptions,
     ) -> Result<ClientResult, PeerRequestError> {
+        if let Some(task_id) = &self.inner.task_id {
+            // TASK-27, TASK-30: a request sent on behalf of a task names it.
+            RelatedTaskMetadata::new(task_id.clone())
+                .insert_into(request.meta_mut().get_or_insert_with(Meta::new));
+        }
         let (reply, answer) = oneshot::channel();
         let command = Command::Request {
             request,

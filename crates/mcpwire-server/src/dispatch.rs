@@ -13,10 +13,12 @@ use mcpwire_types::{
 };
 use serde_json::Value;
 
+use crate::catalog::ToolEntry;
 use crate::cursor::Page;
 use crate::error::invalid_params;
 use crate::input::{Answer, Retry};
-use crate::{Context, HandlerError, Server};
+use crate::tasks::Reply;
+use crate::{Arguments, Context, HandlerError, Server};
 
 /// The most completion values one answer may carry (COMP: at most 100).
 const MAX_COMPLETION_VALUES: usize = 100;
@@ -29,18 +31,20 @@ impl Server {
         &self,
         request: ClientRequest,
         ctx: Context,
-    ) -> Result<ServerResult, ErrorObject> {
+    ) -> Result<Reply, ErrorObject> {
         let version = ctx.version();
         let fail_resource = |error: HandlerError| error.to_error_object(version);
         let fail = |error: HandlerError| error.to_error_object_outside_resources(version);
-        Ok(match request {
+        Ok(Reply::Typed(match request {
             ClientRequest::ListTools(params) => {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
             }
-            ClientRequest::CallTool(params) => match self.call_tool(*params, ctx).await? {
-                Answer::Complete(result) => ServerResult::CallTool(Box::new(result)),
-                Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)),
-            },
+            // Tool calls may become tasks (tasks/start.rs).
+            ClientRequest::CallTool(params) => return self.call_tool_reply(*params, ctx).await,
+            request @ (ClientRequest::GetTask(_)
+            | ClientRequest::GetTaskPayload(_)
+            | ClientRequest::ListTasks(_)
+            | ClientRequest::CancelTask(_)) => self.serve_core_task_request(request, &ctx).await?,
             ClientRequest::ListResources(params) => {
                 ServerResult::ListResources(Box::new(self.list_resources(&params)?))
             }
@@ -48,12 +52,16 @@ impl Server {
                 ServerResult::ListResourceTemplates(Box::new(self.list_templates(&params)?))
             }
             ClientRequest::ReadResource(params) => {
+                let uri = params.uri.clone();
                 match self
                     .read_resource(*params, ctx)
                     .await
                     .map_err(fail_resource)?
                 {
-                    Answer::Complete(result) => ServerResult::ReadResource(Box::new(result)),
+                    Answer::Complete(mut result) => {
+                        self.hint_read(&uri, &mut result);
+                        ServerResult::ReadResource(Box::new(result))
+                    }
                     Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)),
                 }
             }
@@ -70,7 +78,7 @@ impl Server {
                 ServerResult::Complete(Box::new(self.complete(*params, ctx).await.map_err(fail)?))
             }
             other => return Err(ErrorObject::method_not_found(other.method())),
-        })
+        }))
     }
 
     fn page<'a, T>(
@@ -87,6 +95,7 @@ impl Server {
         let catalog = self.catalog();
         let page = self.page(&catalog.tools, params)?;
         let mut result = ListToolsResult::new(page.items.iter().map(|e| e.tool.clone()).collect());
+        self.hint_tools(page.items, &mut result);
         result.next_cursor = page.next_cursor;
         Ok(result)
     }
@@ -99,6 +108,7 @@ impl Server {
         let page = self.page(&catalog.resources, params)?;
         let mut result =
             ListResourcesResult::new(page.items.iter().map(|e| e.resource.clone()).collect());
+        self.hint_resources(page.items, &mut result);
         result.next_cursor = page.next_cursor;
         Ok(result)
     }
@@ -111,6 +121,7 @@ impl Server {
         let page = self.page(&catalog.templates, params)?;
         let templates = page.items.iter().map(|e| e.template.clone()).collect();
         let mut result = ListResourceTemplatesResult::new(templates);
+        self.hint_templates(page.items, &mut result);
         result.next_cursor = page.next_cursor;
         Ok(result)
     }
@@ -123,6 +134,7 @@ impl Server {
         let page = self.page(&catalog.prompts, params)?;
         let mut result =
             ListPromptsResult::new(page.items.iter().map(|e| e.prompt.clone()).collect());
+        self.hint_prompts(page.items, &mut result);
         result.next_cursor = page.next_cursor;
         Ok(result)
     }
@@ -132,7 +144,7 @@ impl Server {
     /// -32602 before; `structuredContent` is checked against `outputSchema`
     /// before sending (TOOL-14) and mirrored as text when the tool gave no
     /// content (TOOL-13).
-    async fn call_tool(
+    pub(crate) async fn call_tool(
         &self,
         params: CallToolRequestParams,
         ctx: Context,
@@ -141,13 +153,8 @@ impl Server {
             return Err(invalid_params(format!("unknown tool: {}", params.name)));
         };
         let arguments = params.arguments.unwrap_or_default();
-        if let Err(failure) = entry.input.validate(&Value::Object(arguments.clone())) {
-            let message = format!("invalid arguments for tool {}: {failure}", params.name);
-            return if ctx.version() >= ProtocolVersion::V2025_11_25 {
-                Ok(Answer::Complete(CallToolResult::error(message)))
-            } else {
-                Err(invalid_params(message))
-            };
+        if let Some(refusal) = check_arguments(&entry, &arguments, ctx.version())? {
+            return Ok(Answer::Complete(refusal));
         }
         let version = ctx.version();
         let retry = Retry {
@@ -160,18 +167,13 @@ impl Server {
                 handler(ctx, arguments.clone())
             })
             .await;
-        let mut result = match answer {
-            Ok(Answer::Complete(result)) => result,
-            Ok(input @ Answer::InputRequired(_)) => return Ok(input),
-            Err(HandlerError::Tool(message)) => {
-                return Ok(Answer::Complete(CallToolResult::error(message)));
+        match answer {
+            Ok(Answer::Complete(result)) => {
+                conclude_tool(&entry, Ok(result), version).map(Answer::Complete)
             }
-            Err(other) => return Err(other.to_error_object_outside_resources(version)),
-        };
-        if result.is_error != Some(true) {
-            check_structured_output(&entry.tool.name, entry.output.as_ref(), &mut result)?;
+            Ok(input @ Answer::InputRequired(_)) => Ok(input),
+            Err(error) => conclude_tool(&entry, Err(error), version).map(Answer::Complete),
         }
-        Ok(Answer::Complete(result))
     }
 
     async fn read_resource(
@@ -307,12 +309,49 @@ pub(crate) fn resource_not_found(version: ProtocolVersion, uri: &str) -> ErrorOb
         .unwrap_or(error)
 }
 
+/// Checks a call's arguments against the tool's `inputSchema`: a mismatch
+/// is a tool execution error from 2025-11-25 on (TOOL-16, SEP-1303), given
+/// back as the result to send, and -32602 before.
+pub(crate) fn check_arguments(
+    entry: &ToolEntry,
+    arguments: &Arguments,
+    version: ProtocolVersion,
+) -> Result<Option<CallToolResult>, ErrorObject> {
+    let Err(failure) = entry.input.validate(&Value::Object(arguments.clone())) else {
+        return Ok(None);
+    };
+    let message = format!("invalid arguments for tool {}: {failure}", entry.tool.name);
+    if version >= ProtocolVersion::V2025_11_25 {
+        Ok(Some(CallToolResult::error(message)))
+    } else {
+        Err(invalid_params(message))
+    }
+}
+
+/// Turns what a tool handler gave into the call's result: a tool error
+/// becomes an `isError` result, a structured result is checked.
+pub(crate) fn conclude_tool(
+    entry: &ToolEntry,
+    outcome: Result<CallToolResult, HandlerError>,
+    version: ProtocolVersion,
+) -> Result<CallToolResult, ErrorObject> {
+    let mut result = match outcome {
+        Ok(result) => result,
+        Err(HandlerError::Tool(message)) => return Ok(CallToolResult::error(message)),
+        Err(other) => return Err(other.to_error_object_outside_resources(version)),
+    };
+    if result.is_error != Some(true) {
+        check_structured_output(&entry.tool.name, entry.output.as_ref(), &mut result)?;
+    }
+    Ok(result)
+}
+
 /// Checks a tool's structured result against its `outputSchema` (a tool
 /// with one MUST return conforming `structuredContent`), and adds the
 /// serialized-JSON text twin when the tool gave no content.
 fn check_structured_output(
     tool: &str,
-    output: Option<&crate::schema::CompiledSchema>,
+    output: Option<&crate::schema::DeferredSchema>,
     result: &mut CallToolResult,
 ) -> Result<(), ErrorObject> {
     if let Some(schema) = output {

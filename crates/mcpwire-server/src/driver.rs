@@ -9,10 +9,14 @@ use std::pin::Pin;
 use std::task::Poll;
 use std::time::Instant;
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport, TransportReceiver};
-use mcpwire_session::{Event, IncomingRequest, ServerEvent, ServerSession};
+use mcpwire_jsonrpc::{
+    ErrorObject, Inbound, Message, RequestId, Transport, TransportContext, TransportReceiver,
+};
+use mcpwire_session::{Event, ExtensionCall, IncomingRequest, ServerEvent, ServerSession};
 use mcpwire_types::ResourceUpdatedNotificationParams;
-use mcpwire_types::methods::{ClientRequest, ClientResult, ServerNotification, ServerResult};
+use mcpwire_types::methods::{
+    ClientNotification, ClientRequest, ClientResult, ServerNotification, ServerResult,
+};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
@@ -22,6 +26,7 @@ use crate::context::Command;
 use crate::listen::Listens;
 use crate::outbox::Outbox;
 use crate::server::Change;
+use crate::tasks::Reply;
 use crate::{Context, PeerRequestError, ServeError, Server};
 
 /// How many handler messages may queue before handlers wait (back-pressure).
@@ -51,6 +56,30 @@ struct Driver {
     sent_for: HashMap<RequestId, Vec<RequestId>>,
     subscriptions: HashSet<String>,
     listens: Listens,
+    /// A random name for this session, to which its tasks are bound.
+    scope: std::sync::Arc<str>,
+    /// What the transport knew of each request received and not started
+    /// yet (on HTTP, its POST's extensions), for the request's `Context`.
+    transport_contexts: HashMap<RequestId, TransportContext>,
+    /// Runs the application's hook on `notifications/roots/list_changed`.
+    roots: crate::roots::RootsWatcher,
+}
+
+/// How many requests' transport contexts wait for their start at most;
+/// beyond that (requests the engine refused never start) they are dropped.
+const MAX_TRANSPORT_CONTEXTS: usize = 1024;
+
+/// The ids of the requests in `inbound`.
+fn request_ids(inbound: &Inbound) -> Vec<RequestId> {
+    let id = |message: &Message| match message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    match inbound {
+        Inbound::Single(message) => id(message).into_iter().collect(),
+        Inbound::Batch(items) => items.iter().flatten().filter_map(id).collect(),
+        Inbound::Invalid(_) => Vec::new(),
+    }
 }
 
 impl Server {
@@ -78,6 +107,9 @@ impl Server {
             sent_for: HashMap::new(),
             subscriptions: HashSet::new(),
             listens: Listens::default(),
+            scope: session_scope(),
+            transport_contexts: HashMap::new(),
+            roots: crate::roots::RootsWatcher::default(),
         };
         // Set when the client stops sending: requests already received are
         // still answered, until they finish or the drain time is up.
@@ -104,7 +136,17 @@ impl Server {
                     }
                 }
                 inbound = receiver.recv(), if may_read => match inbound {
-                    Some(Ok(inbound)) => driver.session.handle_inbound(inbound, now()),
+                    Some(Ok(inbound)) => {
+                        if driver.transport_contexts.len() >= MAX_TRANSPORT_CONTEXTS {
+                            driver.transport_contexts.clear();
+                        }
+                        for id in request_ids(&inbound) {
+                            if let Some(context) = receiver.request_context(&id) {
+                                driver.transport_contexts.insert(id, context);
+                            }
+                        }
+                        driver.session.handle_inbound(inbound, now());
+                    }
                     Some(Err(error)) => break Err(ServeError::Transport(Box::new(error))),
                     None => draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout),
                 },
@@ -148,6 +190,7 @@ impl Driver {
     fn on_event(&mut self, event: ServerEvent) {
         match event {
             Event::Request(request) => self.start(request),
+            Event::ExtensionRequest(request) => self.start_extension(request),
             Event::Cancelled { id, reason } => {
                 tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "request cancelled by the client");
                 self.listens.remove(&id);
@@ -174,11 +217,26 @@ impl Driver {
                     method = notification.method(),
                     "notification from the client"
                 );
+                if matches!(notification, ClientNotification::RootsListChanged(_)) {
+                    self.roots_changed();
+                }
             }
             // The server asks for no progress on its own requests, and
             // `Failed` is a client-side event.
             _ => {}
         }
+    }
+
+    /// Hands a `notifications/roots/list_changed` to the application's
+    /// hook, if it set one, behind the ones before it.
+    fn roots_changed(&mut self) {
+        let (Some(hook), Some(client)) = (&self.server.inner.roots_changed, self.session.client())
+        else {
+            return;
+        };
+        let capabilities = client.capabilities.clone();
+        self.roots
+            .changed(hook, &self.commands, client.version, capabilities);
     }
 
     /// Starts handling a request: per-session methods right here, the
@@ -235,7 +293,9 @@ impl Driver {
             self.commands.clone(),
             cancellation,
             self.server.clone(),
-        );
+            std::sync::Arc::clone(&self.scope),
+        )
+        .with_transport(self.transport_contexts.remove(&id));
         let server = self.server.clone();
         let commands = self.commands.clone();
         let task_id = id.clone();
@@ -251,8 +311,50 @@ impl Driver {
                 if let Err(error) = &result {
                     tracing::debug!(code = %error.code, message = %error.message, "request failed");
                 }
+                let command = match result {
+                    Ok(Reply::Raw(raw)) => Command::RespondRaw {
+                        id: task_id,
+                        result: Ok(raw),
+                    },
+                    Ok(Reply::Typed(result)) => Command::Respond {
+                        id: task_id,
+                        result: Ok(result),
+                    },
+                    Err(error) => Command::Respond {
+                        id: task_id,
+                        result: Err(error),
+                    },
+                };
+                let _ = commands.send(command).await;
+            }
+            .instrument(span),
+        );
+        self.running.insert(id, Running { task, cancel });
+    }
+
+    /// Starts serving a request of an extension's method (the tasks
+    /// extension of 2026-07-28) in a task of its own.
+    fn start_extension(&mut self, incoming: IncomingRequest<ExtensionCall>) {
+        let IncomingRequest {
+            id,
+            request,
+            context,
+        } = incoming;
+        let span = tracing::info_span!(
+            "mcp.request",
+            method = request.method.as_str(),
+            id = %id,
+            version = %context.version,
+        );
+        let (cancel, _cancellation) = CancelHandle::new();
+        let server = self.server.clone();
+        let commands = self.commands.clone();
+        let task_id = id.clone();
+        let task = tokio::spawn(
+            async move {
+                let result = server.serve_extension(request, context.version).await;
                 let _ = commands
-                    .send(Command::Respond {
+                    .send(Command::RespondRaw {
                         id: task_id,
                         result,
                     })
@@ -270,6 +372,13 @@ impl Driver {
                 self.running.remove(&id);
                 self.cancel_sent_for(&id);
                 if let Err(error) = self.session.respond(&id, result) {
+                    tracing::debug!(%id, %error, "answer not sent");
+                }
+            }
+            Command::RespondRaw { id, result } => {
+                self.running.remove(&id);
+                self.cancel_sent_for(&id);
+                if let Err(error) = self.session.respond_raw(&id, result) {
                     tracing::debug!(%id, %error, "answer not sent");
                 }
             }
@@ -418,6 +527,22 @@ impl<F: Future> Future for CatchPanic<F> {
             Err(_) => Poll::Ready(None),
         }
     }
+}
+
+/// A random name for one session: tasks bound to it are invisible to others.
+fn session_scope() -> std::sync::Arc<str> {
+    let mut bytes = [0u8; 16];
+    // Without randomness the session still gets a name of its own.
+    if getrandom::fill(&mut bytes).is_err() {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return format!("session-{}-{n}", std::process::id()).into();
+    }
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>()
+        .into()
 }
 
 /// The tool, prompt or resource a request names, for its span.

@@ -173,6 +173,10 @@ pub enum PeerRequestError {
     /// The answer was of another kind than the request's result.
     #[error("the client answered with an unexpected result kind")]
     UnexpectedResult,
+    /// The client accepted a form-mode elicitation with content that does
+    /// not match the requested schema (ELIC-16).
+    #[error("the elicitation answer does not match the requested schema: {0}")]
+    InvalidElicitationContent(mcpwire_types::ElicitationMismatch),
 }
 
 pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {

@@ -39,8 +39,8 @@ use mcpwire_jsonrpc::ErrorObject;
 use mcpwire_types::methods::{ClientResult, ServerRequest, method_info};
 use mcpwire_types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, InputRequest, InputRequestKind, InputRequests, InputRequiredResult,
-    InputResponse, InputResponses, ListRootsResult, McpErrorCode,
+    ElicitResult, IncludeContext, InputRequest, InputRequestKind, InputRequests,
+    InputRequiredResult, InputResponse, InputResponses, ListRootsResult, McpErrorCode,
     MissingRequiredClientCapabilityData, RequestParams,
 };
 
@@ -63,29 +63,51 @@ pub struct InputRequired {
     requests: InputRequests,
     state: Option<Vec<u8>>,
     allowed: Option<Allowed>,
+    /// What the requests left out by [`InputRequired::request`] needed,
+    /// for the -32021 error when nothing is left.
+    missing: ClientCapabilities,
 }
 
-/// Which kinds of input request the client declared it can fulfil.
+/// Which kinds of input request the client declared it can fulfil, down
+/// to the elicitation mode (ELIC-06) and the sampling extras (SAMP-04,
+/// SAMP-06).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Allowed {
-    elicitation: bool,
+    form_elicitation: bool,
+    url_elicitation: bool,
     sampling: bool,
+    sampling_tools: bool,
+    sampling_context: bool,
     roots: bool,
 }
 
 impl Allowed {
     fn of(capabilities: &ClientCapabilities) -> Self {
         Self {
-            elicitation: capabilities.elicitation.is_some(),
-            sampling: capabilities.sampling.is_some(),
-            roots: capabilities.roots.is_some(),
+            form_elicitation: capabilities.supports_form_elicitation(),
+            url_elicitation: capabilities.supports_url_elicitation(),
+            sampling: capabilities.supports_sampling(),
+            sampling_tools: capabilities.supports_sampling_tools(),
+            sampling_context: capabilities.supports_sampling_context(),
+            roots: capabilities.supports_roots(),
         }
     }
 
     fn permits(self, request: &InputRequest) -> bool {
-        match request.kind {
-            InputRequestKind::Elicit(_) => self.elicitation,
-            InputRequestKind::CreateMessage(_) => self.sampling,
+        match &request.kind {
+            InputRequestKind::Elicit(ElicitRequestParams::Form(_)) => self.form_elicitation,
+            InputRequestKind::Elicit(ElicitRequestParams::Url(_)) => self.url_elicitation,
+            InputRequestKind::CreateMessage(params) => {
+                let tools = params.tools.as_ref().is_some_and(|tools| !tools.is_empty())
+                    || params.tool_choice.is_some();
+                let wide_context = matches!(
+                    params.include_context,
+                    Some(IncludeContext::ThisServer | IncludeContext::AllServers)
+                );
+                self.sampling
+                    && (!tools || self.sampling_tools)
+                    && (!wide_context || self.sampling_context)
+            }
             InputRequestKind::ListRoots(_) => self.roots,
             InputRequestKind::Other { .. } => false,
         }
@@ -103,6 +125,9 @@ impl InputRequired {
     pub fn request(mut self, key: impl Into<String>, request: InputRequest) -> Self {
         if self.allowed.is_none_or(|allowed| allowed.permits(&request)) {
             self.requests.insert(key, request);
+        } else {
+            // `Other` never gets here: no client is allowed it.
+            let _ = note_missing(&mut self.missing, &request.kind);
         }
         self
     }
@@ -135,6 +160,11 @@ impl InputRequired {
         &self.requests
     }
 
+    /// Its requests and state, for a task that waits on them.
+    pub(crate) fn into_parts(self) -> (InputRequests, Option<Vec<u8>>) {
+        (self.requests, self.state)
+    }
+
     /// Whether it asks for nothing and carries no state.
     pub fn is_empty(&self) -> bool {
         self.requests.is_empty() && self.state.is_none()
@@ -152,6 +182,13 @@ impl From<InputRequired> for HandlerError {
 pub(crate) struct Round {
     responses: InputResponses,
     state: Option<Vec<u8>>,
+}
+
+impl Round {
+    /// A round that sees `responses` and the handler's own `state`.
+    pub(crate) fn new(responses: InputResponses, state: Option<Vec<u8>>) -> Self {
+        Self { responses, state }
+    }
 }
 
 impl Context {
@@ -299,23 +336,16 @@ impl Server {
         binding: &str,
     ) -> Result<Answer<T>, HandlerError> {
         let allowed = Allowed::of(ctx.client_capabilities());
-        let mut missing = ClientCapabilities::default();
+        let mut missing = input.missing;
         let mut requests = InputRequests::new();
         for (key, request) in input.requests.0 {
             if allowed.permits(&request) {
                 requests.insert(key, request);
                 continue;
             }
-            match request.kind {
-                InputRequestKind::Elicit(_) => missing.elicitation = Some(Default::default()),
-                InputRequestKind::CreateMessage(_) => missing.sampling = Some(Default::default()),
-                InputRequestKind::ListRoots(_) => missing.roots = Some(Default::default()),
-                InputRequestKind::Other { method, .. } => {
-                    return Err(HandlerError::Internal(format!(
-                        "{method} cannot be an input request"
-                    )));
-                }
-            }
+            note_missing(&mut missing, &request.kind).map_err(|method| {
+                HandlerError::Internal(format!("{method} cannot be an input request"))
+            })?;
         }
         if requests.is_empty() && input.state.is_none() {
             return Err(HandlerError::Rpc(missing_capability(missing)));
@@ -329,6 +359,36 @@ impl Server {
             .map(|state| self.inner.state_key.seal(binding, &state));
         Ok(Answer::InputRequired(result))
     }
+}
+
+/// Adds to `missing` the client capabilities `kind` needs (the elicitation
+/// mode, the sampling extras); a method that is no input request is
+/// returned as the error.
+fn note_missing(missing: &mut ClientCapabilities, kind: &InputRequestKind) -> Result<(), String> {
+    match kind {
+        InputRequestKind::Elicit(params) => {
+            let needed = missing.elicitation.get_or_insert_with(Default::default);
+            match params {
+                ElicitRequestParams::Form(_) => needed.form = Some(Default::default()),
+                ElicitRequestParams::Url(_) => needed.url = Some(Default::default()),
+            }
+        }
+        InputRequestKind::CreateMessage(params) => {
+            let needed = missing.sampling.get_or_insert_with(Default::default);
+            if params.tools.is_some() || params.tool_choice.is_some() {
+                needed.tools = Some(Default::default());
+            }
+            if params
+                .include_context
+                .is_some_and(|c| c != IncludeContext::None)
+            {
+                needed.context = Some(Default::default());
+            }
+        }
+        InputRequestKind::ListRoots(_) => missing.roots = Some(Default::default()),
+        InputRequestKind::Other { method, .. } => return Err(method.clone()),
+    }
+    Ok(())
 }
 
 /// The -32021 error naming the capabilities a request needed.
@@ -347,6 +407,9 @@ async fn fulfil_locally(input: InputRequired, ctx: &Context) -> Result<Round, Ha
             "the handler asked for input but named no request".to_owned(),
         ));
     }
+    // TASK-26, TASK-29: a task waiting on the client is `input_required`
+    // until every answer is in.
+    let task = crate::tasks::waiting_for_input(ctx, &input.requests).await;
     let mut responses = InputResponses::new();
     for (key, request) in input.requests.0 {
         let outgoing = match request.kind {
@@ -384,6 +447,9 @@ async fn fulfil_locally(input: InputRequired, ctx: &Context) -> Result<Round, Ha
             }
         };
         responses.insert(key, response);
+    }
+    if let Some(task) = task {
+        task.answered(ctx, &responses).await;
     }
     Ok(Round {
         responses,

@@ -33,11 +33,18 @@
 //! to elicit, sample or list roots first returns an [`InputRequired`]
 //! (multi round-trip requests: `input_required` in 2026-07-28, the
 //! client requests of the handshake era before) and reads the answers
-//! from its [`Context`] on the retry. The protocol itself (negotiation, gating, ids, timeouts) is
+//! from its [`Context`] on the retry. In the handshake revisions a handler
+//! may also ask directly ([`Context::create_message`], [`Context::elicit`],
+//! [`Context::list_roots`]), gated on the client's declared capabilities,
+//! with elicitation answers checked against the requested schema. Cache
+//! hints for 2026-07-28 are set on the builder ([`ServerBuilder::cache_hint`]
+//! and the per-item variants). The protocol itself (negotiation, gating, ids, timeouts) is
 //! the engine's, `mcpwire-session`.
 
+mod cache_hints;
 mod cancel;
 mod catalog;
+mod client_requests;
 mod context;
 pub mod cursor;
 mod dispatch;
@@ -48,8 +55,10 @@ mod input;
 mod listen;
 mod outbox;
 mod request_state;
+mod roots;
 pub mod schema;
 mod server;
+pub mod tasks;
 pub mod uri_template;
 
 pub use cancel::Cancellation;
@@ -59,4 +68,6 @@ pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
 pub use input::InputRequired;
 /// Options of a request a handler sends to its client ([`Context::request`]).
 pub use mcpwire_session::RequestOptions;
+pub use request_state::{MAX_PREVIOUS_KEYS, StateKeyRing};
+pub use roots::RootsContext;
 pub use server::{Server, ServerBuilder};

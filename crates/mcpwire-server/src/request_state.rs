@@ -11,7 +11,13 @@
 //! key is random per [`Server`](crate::Server) unless the
 //! builder is given one: several instances behind one load balancer must
 //! share the key, or a retry that lands on another instance is rejected.
+//!
+//! Keys rotate through a [`StateKeyRing`]: the current key seals, and the
+//! current and a few previous keys open, so that a round started just
+//! before a rotation still completes after it.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
@@ -59,6 +65,15 @@ impl StateKey {
             .map_err(|error| error.to_string())
     }
 
+    /// The given key, for callers that cannot report an error.
+    fn from_key(key: [u8; 32]) -> Self {
+        #[expect(
+            clippy::expect_used,
+            reason = "HMAC accepts keys of any length (RFC 2104 hashes long ones), so a 32-byte key never fails"
+        )]
+        Self::from_bytes(key).expect("HMAC-SHA256 accepts a 32-byte key")
+    }
+
     fn tag(&self, binding: &str, state: &[u8]) -> Hmac<Sha256> {
         let mut mac = self.0.clone();
         mac.update(&(binding.len() as u64).to_be_bytes());
@@ -84,8 +99,9 @@ impl StateKey {
     }
 
     /// The state inside `sealed`, if this key sealed it for `binding` and
-    /// it has not expired.
-    pub(crate) fn open(&self, binding: &str, sealed: &str) -> Option<Vec<u8>> {
+    /// it has not expired (the runtime opens through a [`StateKeyRing`]).
+    #[cfg(test)]
+    fn open(&self, binding: &str, sealed: &str) -> Option<Vec<u8>> {
         self.open_at(binding, sealed, unix_seconds(SystemTime::now()))
     }
 
@@ -102,6 +118,101 @@ impl StateKey {
         let fresh = issued <= now.saturating_add(CLOCK_SKEW.as_secs())
             && now <= issued.saturating_add(STATE_TTL.as_secs());
         fresh.then(|| state.to_vec())
+    }
+}
+
+/// How many previous keys a ring keeps for opening after rotations.
+pub const MAX_PREVIOUS_KEYS: usize = 4;
+
+/// The keys that seal and open the `requestState` of multi round-trip
+/// answers, with rotation.
+///
+/// A ring is a handle: its clones share the same keys. The current key
+/// seals; it and up to [`MAX_PREVIOUS_KEYS`] previous keys open, newest
+/// first. Rotate at run time with [`StateKeyRing::rotate`] (on a timer, or
+/// when the configuration every instance shares announces a new key): a
+/// state sealed just before the rotation still opens after it, until the
+/// previous key is retired or pushed out. Instances that share traffic must
+/// hold the same keys.
+#[derive(Clone)]
+pub struct StateKeyRing(Arc<RwLock<Keys>>);
+
+struct Keys {
+    current: StateKey,
+    previous: VecDeque<StateKey>,
+}
+
+impl std::fmt::Debug for StateKeyRing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys never appear in logs; how many are held does.
+        let keys = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        write!(
+            f,
+            "StateKeyRing(1 current, {} previous)",
+            keys.previous.len()
+        )
+    }
+}
+
+impl StateKeyRing {
+    /// A ring whose current key is `current`, with no previous keys.
+    pub fn new(current: [u8; 32]) -> Self {
+        Self::with_key(StateKey::from_key(current))
+    }
+
+    /// A ring with a fresh key from the operating system's CSPRNG; an
+    /// error when the operating system offers no randomness.
+    pub fn random() -> Result<Self, String> {
+        StateKey::random().map(Self::with_key)
+    }
+
+    fn with_key(current: StateKey) -> Self {
+        Self(Arc::new(RwLock::new(Keys {
+            current,
+            previous: VecDeque::new(),
+        })))
+    }
+
+    /// Makes `next` the sealing key; the current one is kept for opening
+    /// (the oldest previous key is dropped beyond [`MAX_PREVIOUS_KEYS`]).
+    pub fn rotate(&self, next: [u8; 32]) {
+        let next = StateKey::from_key(next);
+        let mut keys = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        let retired = std::mem::replace(&mut keys.current, next);
+        keys.previous.push_front(retired);
+        keys.previous.truncate(MAX_PREVIOUS_KEYS);
+    }
+
+    /// Forgets every previous key: states they sealed no longer open (after
+    /// a key leaked, say).
+    pub fn retire_previous(&self) {
+        let mut keys = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        keys.previous.clear();
+    }
+
+    /// Seals `state` for the request described by `binding` with the
+    /// current key.
+    pub(crate) fn seal(&self, binding: &str, state: &[u8]) -> String {
+        let key = self.current();
+        key.seal(binding, state)
+    }
+
+    /// The state inside `sealed`, if a key of the ring sealed it for
+    /// `binding` and it has not expired.
+    pub(crate) fn open(&self, binding: &str, sealed: &str) -> Option<Vec<u8>> {
+        self.open_at(binding, sealed, unix_seconds(SystemTime::now()))
+    }
+
+    fn open_at(&self, binding: &str, sealed: &str, now: u64) -> Option<Vec<u8>> {
+        let keys = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        std::iter::once(&keys.current)
+            .chain(keys.previous.iter())
+            .find_map(|key| key.open_at(binding, sealed, now))
+    }
+
+    fn current(&self) -> StateKey {
+        let keys = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        keys.current.clone()
     }
 }
 
@@ -131,6 +242,39 @@ mod base64url {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_state_sealed_before_a_rotation_still_opens_after_it_until_retired() {
+        let ring = StateKeyRing::new([1; 32]);
+        let before = ring.seal("b", b"round=1");
+        ring.rotate([2; 32]);
+        let after = ring.seal("b", b"round=2");
+        assert_eq!(ring.open("b", &before), Some(b"round=1".to_vec()));
+        assert_eq!(ring.open("b", &after), Some(b"round=2".to_vec()));
+        // A ring holding only the new key opens only the new state.
+        let fresh = StateKeyRing::new([2; 32]);
+        assert_eq!(fresh.open("b", &before), None);
+        assert_eq!(fresh.open("b", &after), Some(b"round=2".to_vec()));
+        ring.retire_previous();
+        assert_eq!(ring.open("b", &before), None);
+        assert_eq!(ring.open("b", &after), Some(b"round=2".to_vec()));
+    }
+
+    #[test]
+    fn a_ring_keeps_a_bounded_number_of_previous_keys() {
+        let ring = StateKeyRing::new([0; 32]);
+        let oldest = ring.seal("b", b"s");
+        for key in 1..=MAX_PREVIOUS_KEYS {
+            ring.rotate([key as u8; 32]);
+        }
+        assert_eq!(ring.open("b", &oldest), Some(b"s".to_vec()));
+        ring.rotate([0xff; 32]);
+        assert_eq!(ring.open("b", &oldest), None);
+        // Clones share the keys: a rotation through one is seen by all.
+        let clone = ring.clone();
+        clone.rotate([0xee; 32]);
+        assert_eq!(ring.open("b", &clone.seal("b", b"t")), Some(b"t".to_vec()));
+    }
 
     #[test]
     fn base64url_round_trips_every_length_and_rejects_non_canonical_text() {

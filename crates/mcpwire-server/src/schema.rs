@@ -1,7 +1,11 @@
 //! JSON Schema validation of tool arguments (`inputSchema`) and structured tool results (`outputSchema`).
 //!
-//! A schema is compiled once into a [`CompiledSchema`] when a tool is registered and reused for
-//! every call. Compiling follows the MCP rules of `basic/index` "JSON Schema Usage" (revision
+//! A schema is compiled once into a [`CompiledSchema`] and reused for every call. A server holds
+//! its tools' schemas as [`DeferredSchema`]s: the cheap checks run when the tool is registered,
+//! the compilation itself (tens of millions of instructions and megabytes of heap for the first
+//! schema, because the jsonschema crate validates it against its dialect's meta-schema) when a
+//! call first needs it, except in debug builds, which compile at registration so that a broken
+//! schema shows at once. Compiling follows the MCP rules of `basic/index` "JSON Schema Usage" (revision
 //! 2026-07-28, also 2025-11-25):
 //!
 //! - **Dialects.** A schema without `$schema` is JSON Schema 2020-12. An explicit `$schema` may
@@ -27,6 +31,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft, ReferencingError, Retrieve, Uri, ValidationError, Validator};
@@ -316,6 +321,93 @@ impl CompiledSchema {
     }
 }
 
+/// A schema checked now and compiled on first use, once, by whichever thread needs it first.
+///
+/// Building one refuses at once what is cheap to see: a schema over the [`SchemaLimits`], an
+/// unsupported `$schema` and, for [`tool_input`](Self::tool_input), a schema that is not an
+/// object schema. What only the compiler finds (a malformed keyword, an unresolvable `$ref`) is
+/// found at registration in debug builds, which compile at once, and otherwise on first use:
+/// then every [`validate`](Self::validate) fails, naming the schema's error, and the error is
+/// logged once. Release builds thereby start without compiling (nor meta-validating) any schema,
+/// and a tool that is never called never costs its compilation.
+pub struct DeferredSchema {
+    schema: Value,
+    compiled: OnceLock<Result<CompiledSchema, SchemaError>>,
+}
+
+impl fmt::Debug for DeferredSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeferredSchema")
+            .field("compiled", &self.compiled.get().map(Result::is_ok))
+            .finish_non_exhaustive()
+    }
+}
+
+impl DeferredSchema {
+    /// Checks `schema` against the default [`SchemaLimits`] and its declared dialect; compiles
+    /// it now in debug builds.
+    ///
+    /// # Errors
+    ///
+    /// When the schema is too large or deep, names an unsupported dialect or (debug builds
+    /// only) does not compile.
+    pub fn new(schema: Value) -> Result<Self, SchemaError> {
+        check_limits(&schema, SchemaLimits::default())?;
+        declared_dialect(&schema)?;
+        let deferred = Self {
+            schema,
+            compiled: OnceLock::new(),
+        };
+        if cfg!(debug_assertions) {
+            deferred.compiled().map_err(Clone::clone)?;
+        }
+        Ok(deferred)
+    }
+
+    /// Like [`new`](Self::new) for a tool's `inputSchema`, which must also be an object schema
+    /// ([`require_object_schema`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and when the schema is not an object schema.
+    pub fn tool_input(schema: Value) -> Result<Self, SchemaError> {
+        require_object_schema(&schema)?;
+        Self::new(schema)
+    }
+
+    /// The compiled schema, compiling it on the first call.
+    ///
+    /// # Errors
+    ///
+    /// The compiler's error, the same on every call.
+    pub fn compiled(&self) -> Result<&CompiledSchema, &SchemaError> {
+        self.compiled
+            .get_or_init(|| {
+                let compiled = CompiledSchema::compile(&self.schema);
+                if let Err(error) = &compiled {
+                    tracing::error!(%error, "a registered schema does not compile");
+                }
+                compiled
+            })
+            .as_ref()
+    }
+
+    /// Validates `instance` as [`CompiledSchema::validate`] does; when the schema itself does
+    /// not compile, every instance fails with the schema's error (at the instance's root).
+    pub fn validate(&self, instance: &Value) -> Result<(), ValidationFailure> {
+        match self.compiled() {
+            Ok(compiled) => compiled.validate(instance),
+            Err(error) => Err(ValidationFailure {
+                errors: vec![InstanceError {
+                    instance_path: String::new(),
+                    message: format!("the schema itself is invalid: {error}"),
+                }],
+                omitted: 0,
+            }),
+        }
+    }
+}
+
 /// Walks the schema without recursion (a hostile document must not overflow the stack) and
 /// stops at the first limit exceeded.
 fn check_limits(schema: &Value, limits: SchemaLimits) -> Result<(), SchemaError> {
@@ -491,3 +583,61 @@ impl fmt::Display for ValidationFailure {
 }
 
 impl std::error::Error for ValidationFailure {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_deferred_schema_refuses_cheap_errors_at_once_in_every_build() {
+        let not_an_object = DeferredSchema::tool_input(json!({"type": "string"}));
+        assert!(not_an_object.is_err());
+        let unknown_dialect = DeferredSchema::new(json!({"$schema": "https://example.com/s"}));
+        assert!(matches!(
+            unknown_dialect,
+            Err(SchemaError::UnsupportedDialect { .. })
+        ));
+    }
+
+    #[test]
+    fn a_deferred_schema_validates_as_the_compiled_one_does() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        });
+        let deferred = DeferredSchema::tool_input(schema.clone()).unwrap();
+        let compiled = CompiledSchema::compile(&schema).unwrap();
+        for instance in [json!({"text": "hi"}), json!({"text": 1}), json!({})] {
+            assert_eq!(
+                deferred.validate(&instance).map_err(|f| f.to_string()),
+                compiled.validate(&instance).map_err(|f| f.to_string()),
+                "{instance}"
+            );
+        }
+        assert!(deferred.compiled().is_ok());
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_reported_at_registration_in_debug_or_on_every_use() {
+        let broken = json!({"properties": {"a": {"type": 5}}});
+        let expected = CompiledSchema::compile(&broken).unwrap_err();
+        let deferred = DeferredSchema {
+            schema: broken.clone(),
+            compiled: OnceLock::new(),
+        };
+        for _ in 0..2 {
+            let failure = deferred.validate(&json!({"a": 1})).unwrap_err();
+            assert!(
+                failure.to_string().contains(&expected.to_string()),
+                "{failure}"
+            );
+        }
+        assert_eq!(deferred.compiled().unwrap_err(), &expected);
+        if cfg!(debug_assertions) {
+            assert_eq!(DeferredSchema::new(broken).unwrap_err(), expected);
+        }
+    }
+}

@@ -47,7 +47,13 @@ pub(crate) struct Inner {
     pub(crate) page_size: usize,
     pub(crate) drain_timeout: std::time::Duration,
     /// Seals the `requestState` of multi round-trip answers.
-    pub(crate) state_key: crate::request_state::StateKey,
+    pub(crate) state_key: crate::request_state::StateKeyRing,
+    /// The task runtime, when tasks are enabled.
+    pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
+    /// The `ttlMs` / `cacheScope` of cacheable results (2026-07-28).
+    pub(crate) cache_hints: crate::cache_hints::CacheHints,
+    /// The hook on `notifications/roots/list_changed`, if any.
+    pub(crate) roots_changed: Option<crate::roots::RootsChangedFn>,
 }
 
 impl std::fmt::Debug for Server {
@@ -216,11 +222,15 @@ pub struct ServerBuilder {
     timeouts: Timeouts,
     page_size: usize,
     drain_timeout: std::time::Duration,
-    state_key: Option<[u8; 32]>,
+    state_key: Option<crate::request_state::StateKeyRing>,
+    tasks: Option<crate::tasks::TaskOptions>,
     catalog: Catalog,
     pending_completions: Vec<PendingCompletion>,
     errors: Vec<BuildError>,
     enable: Enabled,
+    pub(crate) cache_hints: crate::cache_hints::CacheHints,
+    pub(crate) discover_cache_hint: Option<mcpwire_types::CacheHint>,
+    roots_changed: Option<crate::roots::RootsChangedFn>,
 }
 
 #[derive(Default)]
@@ -262,11 +272,29 @@ impl ServerBuilder {
             page_size: crate::cursor::DEFAULT_PAGE_SIZE,
             drain_timeout: std::time::Duration::from_secs(5),
             state_key: None,
+            tasks: None,
             catalog: Catalog::default(),
             pending_completions: Vec::new(),
             errors: Vec::new(),
             enable: Enabled::default(),
+            cache_hints: crate::cache_hints::CacheHints::default(),
+            discover_cache_hint: None,
+            roots_changed: None,
         }
+    }
+
+    /// Runs `handler` whenever a client says its roots changed
+    /// (`notifications/roots/list_changed`, ROOTS-02). Each session runs it
+    /// for one notification at a time, in the order they arrived; the
+    /// [`RootsContext`](crate::RootsContext) it gets can ask the client for
+    /// its roots (`list_roots`).
+    pub fn on_roots_list_changed<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(crate::RootsContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.roots_changed = Some(crate::roots::boxed(handler));
+        self
     }
 
     /// Sets the full server identity (title, description, icons, website).
@@ -317,7 +345,25 @@ impl ServerBuilder {
     /// state only opens on the instance that issued it: instances that
     /// share traffic (behind a load balancer) must be given the same key.
     pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
-        self.state_key = Some(key);
+        self.state_key = Some(crate::request_state::StateKeyRing::new(key));
+        self
+    }
+
+    /// The keys that seal the `requestState` of multi round-trip answers,
+    /// as a ring the application rotates at run time (see
+    /// [`StateKeyRing`](crate::StateKeyRing)); replaces
+    /// [`request_state_key`](Self::request_state_key).
+    pub fn request_state_keys(mut self, ring: crate::request_state::StateKeyRing) -> Self {
+        self.state_key = Some(ring);
+        self
+    }
+
+    /// Runs tool calls as tasks where the tool's `execution.taskSupport`
+    /// allows: asked for by the client in 2025-11-25 (capability `tasks`),
+    /// chosen by the server in 2026-07-28 (extension
+    /// `io.modelcontextprotocol/tasks`). See [`TaskOptions`](crate::tasks::TaskOptions).
+    pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
+        self.tasks = Some(options);
         self
     }
 
@@ -501,16 +547,22 @@ impl ServerBuilder {
         if has_completions || !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
             capabilities.completions = Some(Default::default());
         }
+        if self.tasks.is_some() {
+            crate::tasks::declare(&mut capabilities);
+        }
         let mut config = ServerConfig::new(self.info, capabilities)
             .with_versions(self.versions)
             .with_limits(self.limits)
             .with_timeouts(self.timeouts);
         config.instructions = self.instructions;
-        let state_key = match self.state_key {
-            Some(key) => crate::request_state::StateKey::from_bytes(key),
-            None => crate::request_state::StateKey::random(),
+        if self.tasks.is_some() {
+            config = crate::tasks::serve_extension_methods(config);
         }
-        .map_err(BuildError::StateKey)?;
+        config.discover_cache_hint = self.discover_cache_hint.or(self.cache_hints.server_wide());
+        let state_key = match self.state_key {
+            Some(ring) => ring,
+            None => crate::request_state::StateKeyRing::random().map_err(BuildError::StateKey)?,
+        };
         let (changes, _) = broadcast::channel(64);
         Ok(Server {
             inner: Arc::new(Inner {
@@ -520,6 +572,11 @@ impl ServerBuilder {
                 page_size: self.page_size,
                 drain_timeout: self.drain_timeout,
                 state_key,
+                tasks: self
+                    .tasks
+                    .map(|options| Arc::new(crate::tasks::Tasks::new(options))),
+                cache_hints: self.cache_hints,
+                roots_changed: self.roots_changed,
             }),
         })
     }

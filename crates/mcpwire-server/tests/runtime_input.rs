@@ -9,7 +9,7 @@
 
 mod support;
 
-use mcpwire_server::{Arguments, Context, HandlerError, InputRequired, Server};
+use mcpwire_server::{Arguments, Context, HandlerError, InputRequired, Server, StateKeyRing};
 use mcpwire_types::{
     CallToolResult, CreateMessageRequestParams, ElicitRequestParams, GetPromptResult, Prompt,
     PromptMessage, RequestedSchema, SamplingMessage, Tool,
@@ -96,10 +96,14 @@ fn server() -> Server {
 }
 
 fn server_with_key(key: [u8; 32]) -> Server {
+    server_with_ring(StateKeyRing::new(key))
+}
+
+fn server_with_ring(ring: StateKeyRing) -> Server {
     let mut asking = Prompt::new("asking");
     asking.arguments = Some(vec![mcpwire_types::PromptArgument::new("topic")]);
     Server::builder("input", "1")
-        .request_state_key(key)
+        .request_state_keys(ring)
         .tool(tool("greet"), greet)
         .tool(tool("counter"), counter)
         .tool(tool("everything"), everything)
@@ -220,6 +224,39 @@ async fn tampered_foreign_or_misplaced_state_is_invalid_params_before_the_handle
     assert_eq!(
         error["error"]["code"], -32602,
         "another server's state: {error}"
+    );
+}
+
+#[tokio::test]
+async fn a_round_started_on_one_instance_finishes_on_another_across_a_key_rotation() {
+    // Two instances share one ring, as instances behind a load balancer must.
+    let ring = StateKeyRing::new([5; 32]);
+    let (mut first_instance, _a) = serve(&server_with_ring(ring.clone()));
+    let (mut second_instance, _b) = serve(&server_with_ring(ring.clone()));
+    let first = stateless_call(&mut first_instance, 1, "counter", json!({})).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+
+    ring.rotate([6; 32]);
+    let second = stateless_call(
+        &mut second_instance,
+        2,
+        "counter",
+        json!({"requestState": state.clone()}),
+    )
+    .await;
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+
+    ring.retire_previous();
+    let replay = stateless_call(
+        &mut second_instance,
+        3,
+        "counter",
+        json!({"requestState": state}),
+    )
+    .await;
+    assert_eq!(
+        replay["error"]["code"], -32602,
+        "a state of a retired key: {replay}"
     );
 }
 

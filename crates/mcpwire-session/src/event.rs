@@ -22,6 +22,9 @@ pub enum Event<Req, Notif, Res, Peer> {
     Established(Peer),
     /// A request to handle; answer it with the session's `respond`.
     Request(IncomingRequest<Req>),
+    /// A request of a method an extension adds (server side), its params
+    /// still raw; answer it with `respond_raw`.
+    ExtensionRequest(IncomingRequest<crate::ExtensionCall>),
     /// A notification from the peer (cancellation and progress are
     /// reported as their own events instead).
     Notification(Notif),
@@ -40,6 +43,15 @@ pub enum Event<Req, Notif, Res, Peer> {
         id: RequestId,
         /// The result, or why there is none.
         result: Result<Res, ResponseError>,
+    },
+    /// The answer to a request of a method an extension adds (client side),
+    /// its result as untyped JSON. A timeout or the end of the session comes as
+    /// [`Event::Response`] instead, like for any request.
+    ExtensionResponse {
+        /// The request it answers.
+        id: RequestId,
+        /// The result, or the error the peer answered with.
+        result: Result<serde_json::Value, ResponseError>,
     },
     /// The session cannot go on (a client found no revision in common with
     /// its server, or the handshake failed); the runtime closes the transport.

@@ -66,5 +66,5 @@ pub use child::{ChildProcess, ShutdownOutcome};
 pub use child_input::ChildInput;
 pub use client::{ChildTransport, StderrMode, StdioClient};
 pub use error::{ChildError, Error};
-pub use server::{ServerTransport, stdio};
+pub use server::{ServerInput, ServerOutput, ServerTransport, stdio};
 pub use transport::{StdioReceiver, StdioSender, StdioTransport};

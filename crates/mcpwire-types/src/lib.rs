@@ -12,16 +12,20 @@
 //!
 //! This crate performs no I/O and depends on no async runtime.
 
+mod cache_hint;
 mod capabilities;
 mod common;
 mod completion;
 mod content;
 mod elicitation;
+mod elicitation_check;
 mod elicitation_schema;
 mod errors;
 mod lifecycle;
 mod logging;
 mod meta;
+mod meta_key;
+mod metadata;
 pub mod methods;
 mod mrtr;
 mod prompts;
@@ -32,20 +36,25 @@ mod roots;
 mod sampling;
 mod subscriptions;
 mod tasks;
+pub mod tasks_extension;
 mod tools;
 mod utilities;
 mod version;
 
+pub use cache_hint::CacheHint;
 pub use capabilities::*;
 pub use common::*;
 pub use completion::*;
 pub use content::*;
 pub use elicitation::*;
+pub use elicitation_check::ElicitationMismatch;
 pub use elicitation_schema::*;
 pub use errors::*;
 pub use lifecycle::*;
 pub use logging::*;
 pub use meta::{Extra, Meta, keys as meta_keys};
+pub use meta_key::{MetaKey, MetaKeyError, is_reserved_prefix};
+pub use metadata::WithMetadata;
 pub use mrtr::*;
 pub use prompts::*;
 pub use resources::*;

@@ -64,7 +64,7 @@ fn node_major(version_output: &str) -> Option<u32> {
 }
 
 /// The `version` of an npm `package.json`.
-fn package_version(package_json: &str) -> Option<String> {
+pub(crate) fn package_version(package_json: &str) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(package_json).ok()?;
     value["version"].as_str().map(str::to_owned)
 }
@@ -80,7 +80,11 @@ fn installed_node_major(node: &Path) -> Option<u32> {
 
 /// Runs `npm install --prefix <prefix> --no-audit --no-fund <spec>`, with
 /// `node_bin` first on `PATH` when given (so that npm itself runs on it).
-fn npm_install(prefix: &Path, spec: &str, node_bin: Option<&Path>) -> Result<(), String> {
+pub(crate) fn npm_install(
+    prefix: &Path,
+    spec: &str,
+    node_bin: Option<&Path>,
+) -> Result<(), String> {
     std::fs::create_dir_all(prefix)
         .map_err(|error| format!("cannot create {}: {error}", prefix.display()))?;
     println!("conformance: npm install {spec} into {}", prefix.display());
@@ -112,7 +116,7 @@ fn npm_install(prefix: &Path, spec: &str, node_bin: Option<&Path>) -> Result<(),
 }
 
 /// Makes sure Node 22 is installed under `tools_dir`; returns its binary.
-fn ensure_node(tools_dir: &Path) -> Result<PathBuf, String> {
+pub(crate) fn ensure_node(tools_dir: &Path) -> Result<PathBuf, String> {
     let os = std::env::consts::OS;
     let arch = std::env::consts::ARCH;
     let package = node_package_for(os, arch)

@@ -19,6 +19,8 @@ use super::report::{self, Tally};
 use super::results::{self, ScenarioResult};
 use super::{baseline_path, results_dir, tools_dir};
 
+mod auth_server;
+
 /// The runner's per-scenario timeout for clients, in milliseconds.
 const CLIENT_TIMEOUT_MS: &str = "30000";
 
@@ -32,11 +34,6 @@ const SERVER_SUITE_LIMIT: Duration = Duration::from_secs(600);
 
 /// The bound of `runner list`.
 const LIST_LIMIT: Duration = Duration::from_secs(60);
-
-/// Why the authorization-server mode is skipped.
-pub(crate) const AUTH_SERVER_SKIPPED: &str = "skipped: needs issue 7 (\"OAuth\"): the runner's \
-     `authorization` command tests a running authorization server, and mcpwire-auth's embedded \
-     one does not exist yet";
 
 /// One runner version and the modes to run with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,13 +147,6 @@ fn run_step(
     };
     for &mode in &step.modes {
         let title = format!("{}, runner {version}", mode.name());
-        if mode == Mode::AuthServer {
-            println!("\nconformance {title}: {AUTH_SERVER_SKIPPED}");
-            summary
-                .lines
-                .push(format!("{title}: {AUTH_SERVER_SKIPPED}"));
-            continue;
-        }
         match run_mode(&mut context, mode, network) {
             Ok((tally, problem)) => {
                 summary.total.add(tally);
@@ -222,7 +212,8 @@ fn run_mode(
             println!("{}", network.describe());
             run_client(context, network)?
         }
-        Mode::AuthServer | Mode::All | Mode::List => {
+        Mode::AuthServer => auth_server::run_auth_server(context)?,
+        Mode::All | Mode::List => {
             return Err(format!("{} is not a mode that runs", mode.name()));
         }
     };
@@ -230,6 +221,7 @@ fn run_mode(
     let entries = context.baseline.entries(section);
     let known: &[Listed] = match mode {
         Mode::Client => &context.listing.client,
+        Mode::AuthServer => &context.listing.authorization,
         _ => &context.listing.server,
     };
     let known_names = names(known);

@@ -93,9 +93,14 @@ const RULES: &[Rule] = &[
     },
     Rule {
         krate: "mcpwire-auth",
-        reach: Reach::Only(&["mcpwire-types", "mcpwire-jsonrpc"]),
+        // The one transport edge: the optional `http-client` feature
+        // implements mcpwire-http's client `Authorizer` hook for the OAuth
+        // client (as http-legacy builds on http), so users need not write
+        // the adapter; mcpwire-http never depends on mcpwire-auth.
+        reach: Reach::Only(&["mcpwire-http", "mcpwire-types", "mcpwire-jsonrpc"]),
         forbidden: &[],
-        why: "auth depends on types at most (DESIGN.md, Layers)",
+        why: "auth depends on types at most, and on mcpwire-http only for its optional \
+              client Authorizer adapter (DESIGN.md, Layers)",
     },
     Rule {
         krate: "mcpwire-server",
@@ -293,6 +298,7 @@ mod tests {
             ("mcpwire-types", "mcpwire-jsonrpc"),
             ("mcpwire-session", "mcpwire-types"),
             ("mcpwire-http-legacy", "mcpwire-http"),
+            ("mcpwire-auth", "mcpwire-http"),
             ("mcpwire-http", "tokio"),
             ("mcpwire-server", "mcpwire-session"),
             ("mcpwire-server", "tokio"),

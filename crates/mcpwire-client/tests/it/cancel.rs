@@ -127,3 +127,28 @@ async fn progress_of_a_call_arrives_on_its_receiver_in_order() {
     })
     .await;
 }
+
+/// CANCEL-01: a call dropped right before `close` is still cancelled on the
+/// wire: the driver sends pending cancellations before it closes. Repeated
+/// so that, were the two raced, the close would win some rounds.
+#[tokio::test]
+async fn a_call_dropped_just_before_close_is_cancelled_before_the_session_ends() {
+    bounded(async {
+        for round in 0..40 {
+            let (client, mut peer) = scripted_client(config()).await;
+            let call = client.call_tool("slow", Map::new());
+            let request = tokio::select! {
+                outcome = call => panic!("answered without an answer: {outcome:?}"),
+                request = peer.expect("tools/call") => request,
+            };
+            client.close().await;
+            let mut cancelled = false;
+            while let Some(message) = peer.next().await {
+                cancelled |= message["method"] == "notifications/cancelled"
+                    && message["params"]["requestId"] == request["id"];
+            }
+            assert!(cancelled, "round {round}: no notifications/cancelled");
+        }
+    })
+    .await;
+}

@@ -8,12 +8,18 @@
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
 )]
 
+mod cache;
 mod calls;
 mod cancel;
 mod connect;
+mod elicitation;
 mod handler;
 mod load;
 mod notifications;
 mod robustness;
+mod roots;
+mod sampling;
+mod stdio;
 mod structured;
 mod support;
+mod tasks_extension;

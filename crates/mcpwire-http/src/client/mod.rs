@@ -21,6 +21,7 @@
 //! The client spawns tokio tasks (one per POST awaiting an answer, one for
 //! the standalone GET stream), so `send` must run inside a tokio runtime.
 
+mod authorizer;
 mod body;
 mod connector;
 mod error;
@@ -35,10 +36,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{HeaderName, HeaderValue, StatusCode, Uri};
+use http::{HeaderName, HeaderValue, Method, StatusCode, Uri};
 use mcpwire_jsonrpc::{Inbound, Packet, Transport, TransportReceiver, TransportSender};
 use tokio::sync::mpsc;
 
+pub use authorizer::{AuthFuture, Authorizer, MAX_AUTH_RETRIES, Retry};
 pub use connector::{HttpClient, parse_url};
 pub use error::{BuildError, Error, StatusError, codes};
 pub use options::{ClientOptions, ReconnectPolicy};
@@ -272,7 +274,8 @@ impl TransportSender for HttpSender {
             return Ok(());
         }
         let delete = self.shared.shut_down();
-        if let Some(request) = delete {
+        if let Some(mut request) = delete {
+            post::authorize(&self.shared, &Method::DELETE, request.headers_mut()).await;
             let timeout = Some(self.shared.options.close_timeout);
             match post::within(timeout, self.shared.http.exchange(request)).await {
                 Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {

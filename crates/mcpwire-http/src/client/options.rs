@@ -1,9 +1,11 @@
 //! `ClientOptions` and `ReconnectPolicy`: every knob and bound of the client.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 
+use super::authorizer::Authorizer;
 use crate::sse::Decoder;
 
 /// How the client builds and runs its HTTP exchanges.
@@ -22,6 +24,7 @@ pub struct ClientOptions {
     pub(crate) detect_legacy: bool,
     pub(crate) native_roots: bool,
     pub(crate) extra_roots: Vec<Vec<u8>>,
+    pub(crate) authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 impl Default for ClientOptions {
@@ -38,6 +41,7 @@ impl Default for ClientOptions {
             detect_legacy: false,
             native_roots: true,
             extra_roots: Vec::new(),
+            authorizer: None,
         }
     }
 }
@@ -143,6 +147,15 @@ impl ClientOptions {
     #[must_use]
     pub fn add_root_certificate(mut self, der: impl Into<Vec<u8>>) -> Self {
         self.extra_roots.push(der.into());
+        self
+    }
+
+    /// Supplies credentials for every request and renews them when the
+    /// server answers 401 or 403 (for example an OAuth client; see
+    /// [`Authorizer`]).
+    #[must_use]
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
         self
     }
 

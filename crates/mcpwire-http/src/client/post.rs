@@ -14,6 +14,7 @@ use mcpwire_jsonrpc::{ErrorCode, ErrorResponse, Inbound, Message, RequestId};
 use mcpwire_types::McpErrorCode;
 
 use super::FirstPostOutcome;
+use super::authorizer::{MAX_AUTH_RETRIES, Retry};
 use super::body::{Dispatch, OutgoingBody};
 use super::error::{BoxError, Error, StatusError, codes, describe, http_error, local_error};
 use super::shared::{EVENT_STREAM, PostPlan, Shared};
@@ -29,22 +30,35 @@ const SMALL_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Runs one POST to its end. `dispatch` tells `send` when it may return.
 pub(crate) async fn run(shared: Arc<Shared>, plan: PostPlan, body: Bytes, dispatch: Dispatch) {
     let on_taken = (!plan.wait_for_status).then(|| dispatch.clone());
-    let mut builder = Request::builder()
-        .method(Method::POST)
-        .uri(shared.endpoint.clone());
-    if let Some(headers) = builder.headers_mut() {
-        *headers = plan.headers.clone();
-    }
-    let request = match builder.body(OutgoingBody::new(body, on_taken)) {
-        Ok(request) => request,
-        Err(error) => {
-            dispatch.fire(Err(Error::Request(error.into())));
-            shared.forget(&plan.requests);
-            return;
+    let mut retries = 0;
+    let response = loop {
+        let mut builder = Request::builder()
+            .method(Method::POST)
+            .uri(shared.endpoint.clone());
+        if let Some(headers) = builder.headers_mut() {
+            *headers = plan.headers.clone();
+            authorize(&shared, &Method::POST, headers).await;
         }
+        let request = match builder.body(OutgoingBody::new(body.clone(), on_taken.clone())) {
+            Ok(request) => request,
+            Err(error) => {
+                dispatch.fire(Err(Error::Request(error.into())));
+                shared.forget(&plan.requests);
+                return;
+            }
+        };
+        let exchange = shared.http.exchange(request);
+        let outcome = within(shared.options.request_timeout, exchange).await;
+        if let Ok(response) = &outcome
+            && retries < MAX_AUTH_RETRIES
+            && challenge_answered(&shared, response).await
+        {
+            retries += 1;
+            continue;
+        }
+        break outcome;
     };
-    let exchange = shared.http.exchange(request);
-    let response = match within(shared.options.request_timeout, exchange).await {
+    let response = match response {
         Ok(response) => response,
         Err(error) => {
             shared.record_first(&plan, FirstPostOutcome::Failed);
@@ -67,6 +81,9 @@ pub(crate) async fn run(shared: Arc<Shared>, plan: PostPlan, body: Bytes, dispat
     };
     let status = response.status();
     if status.is_success() {
+        if let Some(authorizer) = &shared.options.authorizer {
+            authorizer.accepted(response.headers());
+        }
         if plan.initialize {
             shared.adopt_session(response.headers().get(MCP_SESSION_ID));
         }
@@ -75,6 +92,41 @@ pub(crate) async fn run(shared: Arc<Shared>, plan: PostPlan, body: Bytes, dispat
         accepted(&shared, &plan, response).await;
     } else {
         refused(&shared, &plan, response, &dispatch).await;
+    }
+}
+
+/// Adds the authorizer's headers, if the client has one, to `headers`.
+pub(crate) async fn authorize(shared: &Shared, method: &Method, headers: &mut HeaderMap) {
+    let Some(authorizer) = &shared.options.authorizer else {
+        return;
+    };
+    match authorizer.headers(method, &shared.endpoint).await {
+        Ok(extra) => {
+            for (name, value) in &extra {
+                headers.insert(name.clone(), value.clone());
+            }
+        }
+        Err(error) => tracing::warn!(error, "the authorizer supplied no credentials"),
+    }
+}
+
+/// Whether `response` is a 401 or 403 after which the authorizer has new
+/// credentials, so the POST should be sent again.
+async fn challenge_answered(shared: &Shared, response: &Response<Incoming>) -> bool {
+    let status = response.status();
+    if !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+        return false;
+    }
+    let Some(authorizer) = &shared.options.authorizer else {
+        return false;
+    };
+    match authorizer.challenged(status, response.headers()).await {
+        Ok(Retry::Retry) => true,
+        Ok(_) => false,
+        Err(error) => {
+            tracing::warn!(%status, error, "authorization failed");
+            false
+        }
     }
 }
 

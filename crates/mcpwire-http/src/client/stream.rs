@@ -170,9 +170,10 @@ enum Opened {
 }
 
 async fn open_stream(shared: &Shared, last_event_id: Option<&str>) -> Opened {
-    let Some(request) = shared.fetch(&Method::GET, last_event_id) else {
+    let Some(mut request) = shared.fetch(&Method::GET, last_event_id) else {
         return Opened::Closed;
     };
+    super::post::authorize(shared, &Method::GET, request.headers_mut()).await;
     let timeout = shared
         .options
         .request_timeout

@@ -148,7 +148,7 @@ pub use security::LocalAddr;
 pub use serve::{Drain, Serve, serve};
 pub use service::{Stats, StreamableHttp};
 pub use store::{
-    Envelope, EventStore, Inbox, MessageBus, Replay, SessionId, SessionRecord, SessionStore,
-    StoreError, StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription,
+    Envelope, EventStore, Inbox, MessageBus, PostExtensions, Replay, SessionId, SessionRecord,
+    SessionStore, StoreError, StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription,
 };
 pub use transport::{SessionHandle, SessionTransport, TransportError};

@@ -18,7 +18,7 @@ use super::reader::{Outgoing, StreamGuard, respond};
 use super::security::{accepts, is_json_content};
 use super::service::Shared;
 use super::stateless;
-use super::store::{Envelope, SessionId, StoreError, StreamKey};
+use super::store::{Envelope, PostExtensions, SessionId, StoreError, StreamKey};
 use super::transport::SessionTransport;
 use super::writer::session_halves;
 use crate::headers::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
@@ -71,7 +71,8 @@ where
             .and_then(SessionId::parse)
             .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
         check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
-        return session_post(shared, id, payload, inbound, None).await;
+        let extensions = parts.extensions.clone();
+        return session_post(shared, id, payload, inbound, None, extensions).await;
     }
     let single = match &inbound {
         Inbound::Single(message) => Some(message),
@@ -91,7 +92,7 @@ where
     check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
     match single {
         Some(Message::Request(request)) if request.method == "initialize" => {
-            create_session(shared, payload, inbound).await
+            create_session(shared, payload, inbound, parts.extensions.clone()).await
         }
         // HTTP-38: everything but initialize needs the session id.
         _ => Err(invalid_request(
@@ -179,6 +180,7 @@ async fn create_session(
     shared: &Arc<Shared>,
     payload: Bytes,
     inbound: Inbound,
+    extensions: http::Extensions,
 ) -> Result<HttpResponse, HttpResponse> {
     let config = &shared.config;
     if shared.is_shutting_down() {
@@ -223,7 +225,7 @@ async fn create_session(
         id.clone(),
         inbox,
     )));
-    session_post(shared, id.clone(), payload, inbound, Some(id)).await
+    session_post(shared, id.clone(), payload, inbound, Some(id), extensions).await
 }
 
 /// Delivers a POST to its session's runtime and answers it from the
@@ -234,7 +236,9 @@ async fn session_post(
     payload: Bytes,
     inbound: Inbound,
     created: Option<SessionId>,
+    extensions: http::Extensions,
 ) -> Result<HttpResponse, HttpResponse> {
+    let extensions = PostExtensions(Some(Arc::new(extensions)));
     let config = &shared.config;
     let record = config
         .sessions
@@ -252,7 +256,8 @@ async fn session_post(
     };
     if !expects_answer {
         // HTTP-09: notifications and responses are accepted with 202.
-        let envelope = Envelope::new(payload, None, false);
+        let mut envelope = Envelope::new(payload, None, false);
+        envelope.extensions = extensions;
         let delivered = config
             .bus
             .deliver(&id, envelope)
@@ -291,7 +296,8 @@ async fn session_post(
         .subscribe(&key, config.stream_buffer)
         .await
         .map_err(|e| store_failed(&e))?;
-    let envelope = Envelope::new(payload, Some(stream), answers_only);
+    let mut envelope = Envelope::new(payload, Some(stream), answers_only);
+    envelope.extensions = extensions;
     if !config
         .bus
         .deliver(&id, envelope)

@@ -22,6 +22,7 @@ pub(crate) fn request_halves(
     cancel: Arc<CancelSignal>,
     outbound: mpsc::Sender<StreamEvent>,
     answers_only: bool,
+    extensions: http::Extensions,
 ) -> (RequestOutbox, RequestInbox) {
     let request = match &message {
         Message::Request(request) => Some((request.id.clone(), request.method.clone())),
@@ -40,6 +41,7 @@ pub(crate) fn request_halves(
     };
     let inbox = RequestInbox {
         message: Some(Inbound::Single(message)),
+        context: Some(Arc::new(extensions)),
         request_id: request.map(|(id, _)| id),
         cancel,
         answered,
@@ -51,6 +53,8 @@ pub(crate) fn request_halves(
 /// The receiving half of a stateless request's transport.
 pub(crate) struct RequestInbox {
     message: Option<Inbound>,
+    /// The POST's extensions, until the runtime asks for them.
+    context: Option<mcpwire_jsonrpc::TransportContext>,
     /// The request's id; `None` for a notification.
     request_id: Option<RequestId>,
     cancel: Arc<CancelSignal>,
@@ -70,6 +74,18 @@ pub(crate) struct RequestOutbox {
 }
 
 impl RequestInbox {
+    /// The POST's extensions, once, for its request `id`.
+    pub(crate) fn take_context(
+        &mut self,
+        id: &RequestId,
+    ) -> Option<mcpwire_jsonrpc::TransportContext> {
+        if self.request_id.as_ref() == Some(id) {
+            self.context.take()
+        } else {
+            None
+        }
+    }
+
     /// The POSTed message, then (for a request) a cancellation if the client
     /// closes the stream before the answer, then `None`.
     pub(crate) async fn recv(&mut self) -> Option<Inbound> {

@@ -193,6 +193,11 @@ where
             tokio::select! {
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
+                        // Without it an SSE event written after its headers
+                        // waits for the peer's delayed ACK (about 40 ms).
+                        if let Err(error) = stream.set_nodelay(true) {
+                            tracing::debug!(%error, "setting TCP_NODELAY failed");
+                        }
                         connections.spawn(connection(stream, service.clone(), stopped.clone()));
                     }
                     Err(error) => {

@@ -71,7 +71,14 @@ pub(crate) async fn handle(shared: &Arc<Shared>, parts: &Parts, inbound: Inbound
         return empty(StatusCode::TOO_MANY_REQUESTS);
     };
     let guard = guard.cancelling(cancel.clone());
-    let halves = request_halves(shared, message, cancel, outbound, answers_only);
+    let halves = request_halves(
+        shared,
+        message,
+        cancel,
+        outbound,
+        answers_only,
+        parts.extensions.clone(),
+    );
     shared.connect(SessionTransport::request(halves));
     if !is_request {
         // HTTP-09: a notification is accepted with 202.

@@ -257,6 +257,9 @@ pub struct Envelope {
     /// answers may go on it; anything else the runtime sends about these
     /// requests then goes on the standalone stream.
     pub answers_only: bool,
+    /// The POST's `http::Extensions` (e.g. the identity an authentication
+    /// layer validated), handed to the runtime with the requests inside.
+    pub extensions: PostExtensions,
 }
 
 impl Envelope {
@@ -266,7 +269,34 @@ impl Envelope {
             payload,
             stream,
             answers_only,
+            extensions: PostExtensions::default(),
         }
+    }
+}
+
+/// The extensions of the HTTP request that carried an [`Envelope`].
+///
+/// They stay in this process: a store that moves envelopes to another one
+/// cannot carry them (they are arbitrary values), and they take no part in
+/// comparing envelopes, which are equal when their messages are.
+#[derive(Clone, Default)]
+pub struct PostExtensions(pub Option<Arc<http::Extensions>>);
+
+impl PartialEq for PostExtensions {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for PostExtensions {}
+
+impl std::fmt::Debug for PostExtensions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "PostExtensions(..)"
+        } else {
+            "PostExtensions(None)"
+        })
     }
 }
 

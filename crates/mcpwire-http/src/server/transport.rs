@@ -224,6 +224,17 @@ impl TransportReceiver for SessionReceiver {
             ReceiverInner::Request(inbox) => inbox.recv().await.map(Ok),
         }
     }
+
+    /// The `http::Extensions` of the POST that carried request `id` (in a
+    /// [`TransportContext`](mcpwire_jsonrpc::TransportContext); downcast it
+    /// to `http::Extensions`), e.g. the identity an authentication layer
+    /// put there.
+    fn request_context(&mut self, id: &RequestId) -> Option<mcpwire_jsonrpc::TransportContext> {
+        match &mut self.inner {
+            ReceiverInner::Session(inbox) => inbox.take_context(id),
+            ReceiverInner::Request(inbox) => inbox.take_context(id),
+        }
+    }
 }
 
 /// Controls one session from outside its runtime; cheap to clone.

@@ -302,6 +302,7 @@ pub(crate) fn session_halves(
         routing,
         shared: shared.clone(),
         closed: false,
+        contexts: HashMap::new(),
     };
     (outbox, inbox)
 }
@@ -313,7 +314,14 @@ pub(crate) struct SessionInbox {
     routing: SharedRouting,
     shared: Arc<Shared>,
     closed: bool,
+    /// The extensions of the POST of each request received and not yet
+    /// asked for by the runtime (`TransportReceiver::request_context`).
+    contexts: HashMap<RequestId, mcpwire_jsonrpc::TransportContext>,
 }
+
+/// How many requests' extensions a session keeps for a runtime that does
+/// not ask for them; beyond that the oldest are forgotten.
+const MAX_PENDING_CONTEXTS: usize = 1024;
 
 /// The sending half of a session's transport; dropping it ends the session.
 pub(crate) struct SessionOutbox {
@@ -323,7 +331,28 @@ pub(crate) struct SessionOutbox {
     closed: bool,
 }
 
+/// The ids of the requests in `inbound`.
+fn request_ids(inbound: &Inbound) -> Vec<RequestId> {
+    let id = |message: &Message| match message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    match inbound {
+        Inbound::Single(message) => id(message).into_iter().collect(),
+        Inbound::Batch(items) => items.iter().flatten().filter_map(id).collect(),
+        Inbound::Invalid(_) => Vec::new(),
+    }
+}
+
 impl SessionInbox {
+    /// The extensions of the POST that carried request `id`, once.
+    pub(crate) fn take_context(
+        &mut self,
+        id: &RequestId,
+    ) -> Option<mcpwire_jsonrpc::TransportContext> {
+        self.contexts.remove(id)
+    }
+
     pub(crate) fn id(&self) -> &SessionId {
         &self.id
     }
@@ -350,6 +379,15 @@ impl SessionInbox {
             return None;
         };
         let inbound = Inbound::from_slice(&envelope.payload);
+        if let Some(extensions) = &envelope.extensions.0 {
+            if self.contexts.len() >= MAX_PENDING_CONTEXTS {
+                self.contexts.clear();
+            }
+            let context: mcpwire_jsonrpc::TransportContext = extensions.clone();
+            for id in request_ids(&inbound) {
+                self.contexts.insert(id, context.clone());
+            }
+        }
         let ended = lock(&self.routing).track(&inbound, &envelope);
         for stream in ended {
             let shared = self.shared().clone();

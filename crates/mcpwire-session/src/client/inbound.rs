@@ -75,8 +75,11 @@ impl ClientSession {
         if self.is_connect_request(&id) {
             return self.connect_answer(outcome, now);
         }
+        if self.extension_answer(&id, &outcome) {
+            return;
+        }
         let result = match outcome {
-            Ok(raw) => ServerResult::decode(method, &raw).map_err(ResponseError::from),
+            Ok(raw) => decode_result(method, &raw),
             Err(error) => Err(ResponseError::Peer(error)),
         };
         self.events.push_back(Event::Response { id, result });
@@ -218,5 +221,37 @@ impl ClientSession {
             }
             other => self.events.push_back(Event::Notification(other)),
         }
+    }
+}
+
+/// Decodes a result by its request's method. A `tools/call` the server ran
+/// as a task answers with a task handle instead of a `CallToolResult`
+/// (`{task: {...}}` in 2025-11-25, `resultType: "task"` in the 2026-07-28
+/// extension); it is read as a result without content whose other fields
+/// stay in `extra` (and `resultType`), for the caller to read the task from.
+fn decode_result(
+    method: &str,
+    raw: &mcpwire_jsonrpc::RawValue,
+) -> Result<ServerResult, ResponseError> {
+    let decoded = ServerResult::decode(method, raw);
+    if decoded.is_ok() || method != "tools/call" {
+        return decoded.map_err(ResponseError::from);
+    }
+    let task_handle = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get())
+        .ok()
+        .filter(|fields| {
+            fields.get("task").is_some_and(serde_json::Value::is_object)
+                || fields.get("resultType").and_then(serde_json::Value::as_str) == Some("task")
+        });
+    match task_handle {
+        Some(mut fields) => {
+            fields
+                .entry("content")
+                .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+            serde_json::from_value(serde_json::Value::Object(fields))
+                .map(|result| ServerResult::CallTool(Box::new(result)))
+                .map_err(|error| ResponseError::InvalidResult(error.to_string()))
+        }
+        None => decoded.map_err(ResponseError::from),
     }
 }

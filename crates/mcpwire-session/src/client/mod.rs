@@ -4,9 +4,10 @@
 //! declared capabilities.
 
 mod connect;
+mod extension;
 mod inbound;
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -60,6 +61,9 @@ pub struct ClientConfig {
     pub limits: Limits,
     /// Timeouts of requests the client sends.
     pub timeouts: Timeouts,
+    /// The request methods extensions add that the client may send, each
+    /// with its extension: (method, extension).
+    extension_methods: Vec<(&'static str, &'static str)>,
 }
 
 impl ClientConfig {
@@ -74,6 +78,7 @@ impl ClientConfig {
             log_level: None,
             limits: Limits::default(),
             timeouts: Timeouts::default(),
+            extension_methods: Vec::new(),
         }
     }
 
@@ -104,6 +109,22 @@ impl ClientConfig {
     /// Asks 2026-07-28 servers for log messages at `level` and above.
     pub fn with_log_level(mut self, level: LoggingLevel) -> Self {
         self.log_level = Some(level);
+        self
+    }
+
+    /// Declares the extension `extension` (under `capabilities.extensions`,
+    /// with empty settings unless some are declared already) and lets the
+    /// client send the request `methods` it adds with
+    /// [`ClientSession::send_extension_request`].
+    pub fn with_extension(mut self, extension: &'static str, methods: &[&'static str]) -> Self {
+        self.capabilities
+            .extensions
+            .get_or_insert_with(serde_json::Map::new)
+            .entry(extension)
+            .or_insert_with(|| serde_json::json!({}));
+        for method in methods {
+            self.extension_methods.push((method, extension));
+        }
         self
     }
 
@@ -142,6 +163,8 @@ pub struct ClientSession {
     /// answer (at most once, so two peers cannot loop).
     reprobed: bool,
     events: VecDeque<ClientEvent>,
+    /// The pending requests of extension methods, answered untyped.
+    extension_requests: HashSet<RequestId>,
 }
 
 impl ClientSession {
@@ -154,6 +177,7 @@ impl ClientSession {
             state: State::Failed(String::new()),
             reprobed: false,
             events: VecDeque::new(),
+            extension_requests: HashSet::new(),
         };
         session.start(now);
         session
@@ -199,6 +223,7 @@ impl ClientSession {
     /// `initialize`.
     pub fn handle_timeout(&mut self, now: Instant) {
         for id in self.peer.expire(now) {
+            self.extension_requests.remove(&id);
             self.timed_out(id, now);
         }
     }
@@ -206,6 +231,7 @@ impl ClientSession {
     /// Ends the session: every pending request fails with `Closed`, and a
     /// connection still being set up fails with [`Event::Failed`].
     pub fn close(&mut self) {
+        self.extension_requests.clear();
         for id in self.peer.drain_outbound() {
             // The probe and `initialize` are the engine's own requests: the
             // runtime never saw their ids, so it learns of the failed
@@ -287,6 +313,7 @@ impl ClientSession {
     /// (`notifications/cancelled`). Returns whether it was pending and could
     /// be cancelled: `initialize` never can (CANCEL-02) and stays pending.
     pub fn cancel(&mut self, id: &RequestId, reason: Option<String>) -> bool {
+        self.extension_requests.remove(id);
         self.peer.cancel_outbound(id, reason)
     }
 

@@ -19,11 +19,11 @@ use crate::peer::{Answer, BatchId, RequestInfo};
 use crate::{ClientView, Event, IncomingRequest, RequestContext, TraceContext};
 
 /// The revision and client a request speaks for, once its era is known.
-struct Speaker {
-    version: ProtocolVersion,
-    capabilities: Arc<ClientCapabilities>,
-    info: Option<Arc<Implementation>>,
-    log_level: Option<LoggingLevel>,
+pub(super) struct Speaker {
+    pub(super) version: ProtocolVersion,
+    pub(super) capabilities: Arc<ClientCapabilities>,
+    pub(super) info: Option<Arc<Implementation>>,
+    pub(super) log_level: Option<LoggingLevel>,
 }
 
 impl ServerSession {
@@ -117,6 +117,9 @@ impl ServerSession {
         if method == "initialize" && batch.is_some() {
             let error = ErrorObject::invalid_request("initialize must not be part of a batch");
             return self.peer.answer_unadmitted(Some(id), error, batch);
+        }
+        if let Some(extension) = self.extension_of(&method, params.as_deref()) {
+            return self.extension_request(id, method, params, &extension, batch);
         }
         let decoded = match ClientRequest::decode(&method, params.as_deref()) {
             Ok(decoded) => decoded,
@@ -259,7 +262,7 @@ impl ServerSession {
 
     /// Reads the per-request fields of 2026-07-28 (their absence or a wrong
     /// shape is -32602; an unsupported revision is -32022 listing ours).
-    fn stateless_speaker(
+    pub(super) fn stateless_speaker(
         &self,
         requested: &serde_json::Value,
         meta: Option<&Meta>,
@@ -357,6 +360,9 @@ impl ServerSession {
         )
         .with_server_info(&self.config.info);
         result.instructions = self.config.instructions.clone();
+        if let Some(hint) = self.config.discover_cache_hint {
+            hint.write_to(&mut result.ttl_ms, &mut result.cache_scope);
+        }
         result
     }
 

@@ -2,7 +2,10 @@
 //! per-request `_meta` (stateless era) on one instance, routes requests to
 //! the runtime, and gates what the server sends on what both sides declared.
 
+mod extension;
 mod inbound;
+
+pub use extension::{ExtensionCall, ExtensionMethod};
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -44,6 +47,12 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// Timeouts of requests the server sends.
     pub timeouts: Timeouts,
+    /// The cache hint of `server/discover` (2026-07-28); `None` leaves the
+    /// protocol default (immediately stale, private).
+    pub discover_cache_hint: Option<mcpwire_types::CacheHint>,
+    /// Methods extensions add to the stateless revision, served to clients
+    /// that declare the extension (others get -32021).
+    pub extension_methods: Vec<ExtensionMethod>,
 }
 
 impl ServerConfig {
@@ -56,7 +65,15 @@ impl ServerConfig {
             versions: ProtocolVersion::ALL.to_vec(),
             limits: Limits::default(),
             timeouts: Timeouts::default(),
+            discover_cache_hint: None,
+            extension_methods: Vec::new(),
         }
+    }
+
+    /// Serves `method` of the extension `extension` in stateless requests.
+    pub fn with_extension_method(mut self, method: ExtensionMethod) -> Self {
+        self.extension_methods.push(method);
+        self
     }
 
     /// Sets the instructions.

@@ -1,0 +1,169 @@
+//! The benchmark server on mcpwire's public API: one tool, `echo`, taking
+//! `{"text": string}` and answering `{"content":[{"type":"text","text":...}]}`.
+//!
+//! `bench-server --stdio` serves stdin/stdout and exits when stdin ends.
+//! `bench-server --http ADDR [--json|--sse] [--stateless] [--max-sessions N]
+//! [--nodelay]`
+//! serves Streamable HTTP (any path; the clients use `/mcp`) and prints
+//! `http://ADDR/mcp` as its first line of stdout once it listens, and exits
+//! when stdin closes. `--nodelay` hosts on plain hyper HTTP/1.1 with
+//! `TCP_NODELAY` instead of `mcpwire_http::server::serve`.
+//! `--threads N` picks the runtime: 1 is a current-thread runtime (used
+//! under callgrind, where threads only add scheduling noise), otherwise a
+//! multi-thread runtime with N workers (default: one per core).
+
+// The HTTP mode reports its URL on stdout before serving.
+#![allow(clippy::print_stdout)]
+
+use std::time::Duration;
+
+use http::Request;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use mcpwire_http::server::{Config, LocalAddr, ResponseMode, StreamableHttp, serve};
+use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_types::{CallToolResult, Tool};
+use serde_json::{Map, Value, json};
+use tower_service::Service as _;
+
+/// The value following `flag` on the command line.
+fn option(args: &[String], flag: &str) -> Option<String> {
+    let at = args.iter().position(|arg| arg == flag)?;
+    args.get(at + 1).cloned()
+}
+
+/// Whether `flag` is on the command line.
+fn has(args: &[String], flag: &str) -> bool {
+    args.iter().any(|arg| arg == flag)
+}
+
+/// The echo server.
+fn build() -> Result<Server, mcpwire_server::BuildError> {
+    let schema = match json!({
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"]
+    }) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let mut echo = Tool::new("echo", schema);
+    echo.description = Some("Returns its text.".into());
+    Server::builder("mcpwire-bench-server", env!("CARGO_PKG_VERSION"))
+        .tool(
+            echo,
+            |_ctx: Context, mut args: Map<String, Value>| async move {
+                match args.remove("text") {
+                    Some(Value::String(text)) => Ok(CallToolResult::text(text)),
+                    _ => Err(HandlerError::tool("`text` must be a string")),
+                }
+            },
+        )
+        .build()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let threads = option(&args, "--threads")
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(0);
+    let runtime = if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        if threads > 1 {
+            builder.worker_threads(threads);
+        }
+        builder.enable_all().build()?
+    };
+    let server = build()?;
+    let outcome = runtime.block_on(async {
+        match option(&args, "--http") {
+            Some(address) => serve_http(server, &address, &args).await,
+            None => server
+                .serve(mcpwire_stdio::stdio())
+                .await
+                .map_err(Into::into),
+        }
+    });
+    // stdin is read on a blocking thread that cannot be interrupted: leave
+    // without waiting for it (see `mcpwire_stdio::stdio`).
+    runtime.shutdown_timeout(Duration::from_millis(10));
+    outcome
+}
+
+async fn serve_http(
+    server: Server,
+    address: &str,
+    args: &[String],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mode = if has(args, "--sse") {
+        ResponseMode::Sse
+    } else if has(args, "--json") {
+        ResponseMode::Json
+    } else {
+        ResponseMode::Auto
+    };
+    let mut config = Config::new().response_mode(mode);
+    if has(args, "--stateless") {
+        config = config.stateless_only();
+    }
+    if let Some(max) = option(args, "--max-sessions").and_then(|n| n.parse().ok()) {
+        config = config.max_sessions(max);
+    }
+    let service = StreamableHttp::new(config, move |transport| {
+        let server = server.clone();
+        tokio::spawn(async move {
+            let _ = server.serve(transport).await;
+        });
+    });
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    println!("http://{}/mcp", listener.local_addr()?);
+    exit_when_stdin_closes();
+    if has(args, "--nodelay") {
+        return serve_nodelay(listener, service).await.map_err(Into::into);
+    }
+    // The public way to host the service: `serve` (hyper-util's
+    // auto-detecting connection builder), as a user would.
+    serve(listener, service).await.map_err(Into::into)
+}
+
+/// Hosts `service` on plain hyper HTTP/1.1 connections with `TCP_NODELAY`,
+/// as the bare hyper limit is hosted: the difference to [`serve`] is what
+/// the host costs, not the MCP layer.
+async fn serve_nodelay(
+    listener: tokio::net::TcpListener,
+    service: StreamableHttp,
+) -> std::io::Result<()> {
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        let local = stream.local_addr().ok();
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+                if let Some(local) = local {
+                    request.extensions_mut().insert(LocalAddr(local));
+                }
+                // `StreamableHttp` is always ready: no `poll_ready` needed.
+                let mut service = service.clone();
+                service.call(request)
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), handler)
+                .await;
+        });
+    }
+}
+
+/// Ends the process when stdin closes, so that the load client can stop an
+/// HTTP server the same way as a stdio one, and a profiler running it
+/// sees an ordinary exit.
+fn exit_when_stdin_closes() {
+    std::thread::spawn(|| {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        std::process::exit(0);
+    });
+}

@@ -1,0 +1,254 @@
+//! `bridge`: a stdio server served over HTTP (Streamable HTTP at `/mcp`,
+//! legacy HTTP+SSE at `/sse` and `/message`, one child process per
+//! session), or an HTTP server exposed on this process's stdin/stdout.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http::{Request, StatusCode, header};
+use mcpwire_http::server::body::{SendBody, empty};
+use mcpwire_http::server::{
+    Config, Drain, HostPolicy, HttpResponse, OriginPolicy, ResponseBody, StreamableHttp, serve,
+};
+use mcpwire_http_legacy::auto::connect_auto;
+use mcpwire_http_legacy::server::{Config as LegacyConfig, LegacySse};
+use mcpwire_jsonrpc::{Transport, TransportSender};
+use mcpwire_stdio::{StderrMode, StdioClient};
+
+use crate::cli::{BridgeArgs, GlobalOptions};
+use crate::error::{CliError, CliResult};
+use crate::output::line;
+use crate::relay::relay;
+use crate::target::{self, Target};
+
+/// The Streamable HTTP endpoint's path.
+const MCP_PATH: &str = "/mcp";
+
+/// The stdio server each session gets.
+#[derive(Clone, Debug)]
+struct ChildCommand {
+    program: String,
+    args: Vec<String>,
+}
+
+/// Starts the child for one session (or one stateless request) and relays
+/// its messages until either side ends; then stops the child.
+async fn serve_session<T: Transport>(command: Arc<ChildCommand>, transport: T) {
+    let spawned = StdioClient::new(&command.program)
+        .args(&command.args)
+        .stderr(StderrMode::Inherit)
+        .spawn();
+    match spawned {
+        Ok((child_transport, child)) => {
+            relay(transport, child_transport).await;
+            if let Err(error) = child.shutdown().await {
+                eprintln!("warning: stopping {} failed: {error}", command.program);
+            }
+        }
+        Err(error) => {
+            eprintln!("error: cannot start {}: {error}", command.program);
+            let (mut sender, _receiver) = transport.split();
+            let _ = sender.close().await;
+        }
+    }
+}
+
+/// Whether two byte strings are equal, in time independent of where they
+/// differ (for bearer tokens).
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+/// The HTTP front of `bridge --listen`: the bearer check, then `/mcp` to
+/// Streamable HTTP, the legacy paths to HTTP+SSE, 404 elsewhere.
+#[derive(Clone)]
+struct Gate {
+    streamable: StreamableHttp,
+    legacy: LegacySse,
+    bearer: Option<Arc<str>>,
+}
+
+impl Gate {
+    async fn handle<B: SendBody>(self, request: Request<B>) -> HttpResponse {
+        if let Some(token) = &self.bearer {
+            let given = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.strip_prefix("Bearer "))
+                .unwrap_or_default();
+            if !same_secret(given.as_bytes(), token.as_bytes()) {
+                let mut response = http::Response::new(ResponseBody::empty());
+                *response.status_mut() = StatusCode::UNAUTHORIZED;
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    http::HeaderValue::from_static("Bearer"),
+                );
+                return response;
+            }
+        }
+        let path = request.uri().path();
+        if path == MCP_PATH {
+            self.streamable.handle(request).await
+        } else if self.legacy.handles_path(path) {
+            self.legacy.handle(request).await
+        } else {
+            empty(StatusCode::NOT_FOUND)
+        }
+    }
+}
+
+impl<B: SendBody> tower_service::Service<Request<B>> for Gate {
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let gate = self.clone();
+        Box::pin(async move { Ok(gate.handle(request).await) })
+    }
+}
+
+impl Drain for Gate {
+    fn begin_drain(&self) {
+        self.legacy.begin_drain();
+        self.streamable.begin_drain();
+    }
+
+    async fn drained(&self) {
+        self.legacy.drained().await;
+        self.streamable.drained().await;
+    }
+}
+
+/// The Host and Origin policies: loopback by default (DNS-rebinding
+/// defence), widened by `--allow-host` / replaced by `--allow-origin`.
+fn policies(args: &BridgeArgs) -> (HostPolicy, OriginPolicy) {
+    let hosts = if args.allow_host.is_empty() {
+        HostPolicy::Auto
+    } else {
+        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .map(str::to_owned)
+            .to_vec();
+        hosts.extend(args.allow_host.iter().cloned());
+        HostPolicy::List(hosts)
+    };
+    let origins = if args.allow_origin.is_empty() {
+        OriginPolicy::Auto
+    } else {
+        OriginPolicy::List(args.allow_origin.clone())
+    };
+    (hosts, origins)
+}
+
+/// `bridge`.
+pub(crate) async fn bridge(args: &BridgeArgs, global: &GlobalOptions) -> CliResult {
+    match (&args.listen, &args.stdio) {
+        (Some(address), None) => listen(address, args, global.json).await,
+        (None, Some(url)) => {
+            if !args.command.is_empty() {
+                return Err(CliError::usage("bridge --stdio takes a URL, not a command"));
+            }
+            to_stdio(url, global).await
+        }
+        _ => Err(CliError::usage(
+            "give exactly one of --listen ADDRESS and --stdio URL",
+        )),
+    }
+}
+
+/// `bridge --listen ADDRESS -- COMMAND...`.
+async fn listen(address: &str, args: &BridgeArgs, json_mode: bool) -> CliResult {
+    let Some((program, rest)) = args.command.split_first() else {
+        return Err(CliError::usage(
+            "bridge --listen needs the stdio server's command after `--`",
+        ));
+    };
+    let command = Arc::new(ChildCommand {
+        program: program.clone(),
+        args: rest.to_vec(),
+    });
+    let (hosts, origins) = policies(args);
+    let config = Config::default()
+        .hosts(hosts.clone())
+        .origins(origins.clone());
+    let streamable = StreamableHttp::new(config, {
+        let command = command.clone();
+        move |transport| {
+            tokio::spawn(serve_session(command.clone(), transport));
+        }
+    });
+    let legacy_config = LegacyConfig::default().hosts(hosts).origins(origins);
+    let legacy = LegacySse::new(legacy_config, move |transport| {
+        tokio::spawn(serve_session(command.clone(), transport));
+    });
+    let gate = Gate {
+        streamable,
+        legacy,
+        bearer: args.bearer.as_deref().map(Arc::from),
+    };
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|error| CliError::connection(format!("cannot listen on {address}: {error}")))?;
+    let local = listener.local_addr()?;
+    // The first line of stdout is the endpoint, for scripts and tests.
+    let url = format!("http://{local}{MCP_PATH}");
+    if json_mode {
+        let endpoints =
+            serde_json::json!({"url": url, "legacySseUrl": format!("http://{local}/sse")});
+        line(endpoints.to_string());
+    } else {
+        line(&url);
+    }
+    eprintln!(
+        "serving {program} over Streamable HTTP at http://{local}{MCP_PATH} and HTTP+SSE at http://{local}/sse; Ctrl-C stops"
+    );
+    serve(listener, gate)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(CliError::connection)
+}
+
+/// `bridge --stdio URL`: our stdin/stdout to the HTTP server at `url`.
+async fn to_stdio(url: &str, global: &GlobalOptions) -> CliResult {
+    if !target::is_url(url) {
+        return Err(CliError::usage(format!("{url:?} is not an http(s) URL")));
+    }
+    let target = Target::Url {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    let options = target::auto_options(&target, global)?;
+    let remote = connect_auto(url, options)
+        .map_err(|error| CliError::usage(format!("cannot use {url:?}: {error}")))?;
+    tokio::select! {
+        () = relay(mcpwire_stdio::stdio(), remote) => Ok(()),
+        _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_compare_equal_only_when_identical() {
+        assert!(same_secret(b"token", b"token"));
+        assert!(!same_secret(b"token", b"tokem"));
+        assert!(!same_secret(b"tok", b"token"));
+    }
+}

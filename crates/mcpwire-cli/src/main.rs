@@ -1,0 +1,76 @@
+//! `mcpwire`: a command-line MCP client and bridge built on the public API
+//! of the mcpwire crates: inspect a server, call its tools, read its
+//! resources, get its prompts, follow its logs, and bridge stdio and HTTP.
+//!
+//! Exit codes: 0 success, 1 a tool reported an error (`isError`), 2 usage
+//! error, 3 connection or protocol error, 130 interrupted (Ctrl-C).
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+
+mod arguments;
+mod bridge;
+mod cli;
+mod commands;
+mod config;
+mod demo;
+mod error;
+mod interact;
+mod output;
+mod relay;
+mod session;
+mod target;
+
+use cli::{Cli, Command};
+use error::{CliError, CliResult};
+
+/// Runs one command line.
+async fn run(cli: Cli) -> CliResult {
+    let global = &cli.global;
+    match &cli.command {
+        Command::Inspect(args) => commands::inspect(args, global).await,
+        Command::Call(args) => commands::call(args, global).await,
+        Command::Read(args) => commands::read(args, global).await,
+        Command::Prompt(args) => commands::prompt(args, global).await,
+        Command::Complete(args) => commands::complete(args, global).await,
+        Command::Ping(args) => commands::ping(args, global).await,
+        Command::Logs(args) => commands::logs(args, global).await,
+        Command::Bridge(args) => bridge::bridge(args, global).await,
+        Command::Demo => demo::demo(global).await,
+        Command::ServeDemo => demo::serve_demo().await,
+        Command::Completions { shell } => {
+            let mut command = Cli::command();
+            clap_complete::generate(*shell, &mut command, "mcpwire", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit 2 through clap, with its message and usage line.
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return CliError::connection(error).exit_code();
+        }
+    };
+    let outcome = runtime.block_on(run(cli));
+    // Do not wait for tasks still blocked on the terminal or the network.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            if let Some(message) = error.message() {
+                eprintln!("{message}");
+            }
+            error.exit_code()
+        }
+    }
+}

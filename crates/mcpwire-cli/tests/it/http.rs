@@ -1,0 +1,181 @@
+//! The CLI over HTTP: `bridge --listen` serving the demo server (Streamable
+//! HTTP at /mcp, legacy HTTP+SSE at /sse), commands against its URL, its
+//! security checks, and `bridge --stdio` the other way round.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use crate::support::{Bridge, mcpwire, run};
+
+#[test]
+fn inspect_and_call_reach_a_stdio_server_through_the_bridge_in_every_revision() {
+    let bridge = Bridge::start(&[]);
+    // Automatic negotiation (2026-07-28, a child per stateless request),
+    // then pinned handshake revisions (a child per session).
+    let out = run(&["--json", "inspect", &bridge.url]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(out.json()["protocolVersion"], "2026-07-28");
+    assert_eq!(out.json()["transport"], "streamable-http");
+    for revision in ["2025-03-26", "2025-06-18", "2025-11-25"] {
+        let out = run(&[
+            "--json",
+            "--protocol-version",
+            revision,
+            "inspect",
+            &bridge.url,
+        ]);
+        assert_eq!(out.code(), Some(0), "{revision}: {out:?}");
+        assert_eq!(out.json()["protocolVersion"], revision);
+        assert_eq!(out.json()["tools"][0]["name"], "add_note");
+        let out = run(&[
+            "--protocol-version",
+            revision,
+            "call",
+            &bridge.url,
+            "search_notes",
+            "query=welcome",
+        ]);
+        assert_eq!(out.code(), Some(0), "{revision}: {out:?}");
+        assert!(out.stdout.contains("0: Welcome"), "{}", out.stdout);
+        assert!(
+            out.stderr.contains("progress 1/1"),
+            "progress travels on the call's stream: {}",
+            out.stderr
+        );
+    }
+    let out = run(&["call", &bridge.url, "add_note", "title=over", "body=http"]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert!(out.stdout.contains("\"id\": 1"), "{}", out.stdout);
+    let out = run(&["call", &bridge.url, "delete_note", "id=5"]);
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    let status = bridge.stop();
+    assert!(
+        status.success(),
+        "the bridge ends cleanly on Ctrl-C: {status:?}"
+    );
+}
+
+#[test]
+fn the_legacy_sse_endpoint_serves_2024_11_05_clients_beside_streamable_http() {
+    let bridge = Bridge::start(&[]);
+    let out = run(&[
+        "--json",
+        "--protocol-version",
+        "2024-11-05",
+        "inspect",
+        &bridge.sse_url(),
+    ]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(out.json()["protocolVersion"], "2024-11-05");
+    assert_eq!(out.json()["transport"], "legacy-sse");
+    // Unpinned, the client still falls back to the legacy transport by itself.
+    let out = run(&["--json", "inspect", &bridge.sse_url()]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert_eq!(out.json()["transport"], "legacy-sse");
+    let out = run(&[
+        "--protocol-version",
+        "2024-11-05",
+        "call",
+        &bridge.sse_url(),
+        "delete_note",
+        "id=0",
+    ]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+}
+
+/// Sends one raw HTTP request and returns the status code.
+fn status_of(address: &str, request: &str) -> u16 {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).unwrap();
+    std::str::from_utf8(&head[9..12]).unwrap().parse().unwrap()
+}
+
+fn post(host: &str, extra: &str) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{extra}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+#[test]
+fn the_bridge_checks_host_origin_and_path() {
+    let bridge = Bridge::start(&[]);
+    let address = bridge.address();
+    assert_eq!(
+        status_of(&address, &post("evil.example", "")),
+        403,
+        "foreign Host"
+    );
+    let origin = "Origin: http://evil.example\r\n";
+    assert_eq!(
+        status_of(&address, &post(&address, origin)),
+        403,
+        "foreign Origin"
+    );
+    let elsewhere = format!("GET /other HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+    assert_eq!(status_of(&address, &elsewhere), 404);
+}
+
+#[test]
+fn the_bridge_requires_the_bearer_token_when_given_one() {
+    let bridge = Bridge::start(&["--bearer", "s3cret"]);
+    let address = bridge.address();
+    assert_eq!(status_of(&address, &post(&address, "")), 401);
+    let wrong = "Authorization: Bearer guess\r\n";
+    assert_eq!(status_of(&address, &post(&address, wrong)), 401);
+    let out = run(&["ping", &bridge.url]);
+    assert_eq!(out.code(), Some(3), "{out:?}");
+    let out = run(&["-H", "Authorization: Bearer s3cret", "ping", &bridge.url]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn bridge_stdio_exposes_an_http_server_as_a_stdio_server() {
+    let bridge = Bridge::start(&[]);
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = run(&[
+            "--protocol-version",
+            revision,
+            "call",
+            "add_note",
+            "title=relayed",
+            "body=twice",
+            "--",
+            mcpwire(),
+            "bridge",
+            "--stdio",
+            &bridge.url,
+        ]);
+        assert_eq!(out.code(), Some(0), "{revision}: {out:?}");
+        assert!(out.stdout.contains("Added note"), "{}", out.stdout);
+        // The server's log message crossed both bridges.
+        assert!(
+            out.stderr.contains("[info] notes: added note"),
+            "{revision}: {}",
+            out.stderr
+        );
+    }
+    let out = run(&[
+        "--json",
+        "inspect",
+        "--",
+        mcpwire(),
+        "bridge",
+        "--stdio",
+        &bridge.sse_url(),
+    ]);
+    assert_eq!(
+        out.code(),
+        Some(0),
+        "the stdio bridge falls back to legacy HTTP+SSE: {out:?}"
+    );
+    assert_eq!(out.json()["serverInfo"]["name"], "mcpwire-demo");
+}

@@ -1,0 +1,216 @@
+//! Roots set on the client: only `file://` URIs (ROOTS-03), announced with
+//! `notifications/roots/list_changed` (ROOTS-02), and answered to
+//! `roots/list` in both eras; a handler's non-file root is not sent.
+
+use mcpwire_client::{BoxFuture, Client, ClientError, ClientHandler, HandlerContext};
+use mcpwire_jsonrpc::ErrorObject;
+use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_types::{
+    CallToolRequestParams, CallToolResult, ListRootsResult, ProtocolVersion, RequestParams, Root,
+    Tool,
+};
+use serde_json::json;
+
+use crate::support::{bounded, config, scripted, serve};
+
+fn roots_config(version: ProtocolVersion, list_changed: bool) -> mcpwire_client::ClientConfig {
+    let mut config = config().pinned(version);
+    config.capabilities.roots =
+        Some(serde_json::from_value(json!({"listChanged": list_changed})).unwrap());
+    config
+}
+
+#[tokio::test]
+async fn only_file_uris_can_be_set_as_roots_roots_03() {
+    bounded(async {
+        let web = vec![Root::new("https://example.com/repo")];
+        let builder = Client::builder(roots_config(ProtocolVersion::V2025_06_18, true));
+        assert!(matches!(
+            builder.roots(web.clone()),
+            Err(ClientError::InvalidRoot(_))
+        ));
+
+        let (transport, mut peer) = scripted();
+        let script = async move {
+            peer.handshake("2025-06-18", json!({})).await;
+            peer
+        };
+        let connect = Client::builder(roots_config(ProtocolVersion::V2025_06_18, true))
+            .roots(vec![Root::new("file:///start")])
+            .unwrap()
+            .connect(transport);
+        let (client, mut peer) = tokio::join!(connect, script);
+        let client = client.unwrap();
+        assert!(matches!(
+            client.set_roots(web).await,
+            Err(ClientError::InvalidRoot(_))
+        ));
+        assert_eq!(client.roots().unwrap(), [Root::new("file:///start")]);
+
+        // A valid change is announced, and `roots/list` answers it.
+        client
+            .set_roots(vec![Root::new("file:///work").with_name("work")])
+            .await
+            .unwrap();
+        peer.expect("notifications/roots/list_changed").await;
+        peer.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"}));
+        let answer = peer.next().await.unwrap();
+        assert_eq!(answer["id"], 9);
+        assert_eq!(
+            answer["result"]["roots"],
+            json!([{"uri": "file:///work", "name": "work"}])
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn without_list_changed_a_change_is_not_announced_roots_02() {
+    bounded(async {
+        let (transport, mut peer) = scripted();
+        let script = async move {
+            peer.handshake("2025-06-18", json!({})).await;
+            peer
+        };
+        let connect = Client::connect(transport, roots_config(ProtocolVersion::V2025_06_18, false));
+        let (client, mut peer) = tokio::join!(connect, script);
+        let client = client.unwrap();
+        client
+            .set_roots(vec![Root::new("file:///a")])
+            .await
+            .unwrap();
+        // The next thing the peer sees is the answer to its own request.
+        peer.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"}));
+        let answer = peer.next().await.unwrap();
+        assert_eq!(answer["result"]["roots"], json!([{"uri": "file:///a"}]));
+    })
+    .await;
+}
+
+/// A server whose tool `roots` asks for the roots through `input_required`.
+fn roots_server() -> Server {
+    Server::builder("roots", "1.0.0")
+        .tool(
+            Tool::without_arguments("roots"),
+            |ctx: Context, _| async move {
+                match ctx.roots_response("r") {
+                    Some(result) => Ok(CallToolResult::text(
+                        result
+                            .roots
+                            .iter()
+                            .map(|r| r.uri.as_str())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )),
+                    None => Err::<CallToolResult, HandlerError>(
+                        ctx.input_required().list_roots("r").into(),
+                    ),
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+struct WebRoots;
+
+impl ClientHandler for WebRoots {
+    fn list_roots(
+        &self,
+        _params: RequestParams,
+        _context: HandlerContext,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ErrorObject>> {
+        Box::pin(async { Ok(ListRootsResult::new(vec![Root::new("https://example.com")])) })
+    }
+}
+
+#[tokio::test]
+async fn set_roots_answer_the_server_in_both_eras_and_a_handlers_web_root_is_refused() {
+    bounded(async {
+        for version in [ProtocolVersion::V2025_03_26, ProtocolVersion::V2026_07_28] {
+            let client = Client::builder(roots_config(version, true))
+                .handler(WebRoots)
+                .connect(serve(&roots_server()))
+                .await
+                .unwrap();
+            // The handler's answer is refused (-32603, ROOTS-04).
+            let refused = client
+                .call_tool_with_input(CallToolRequestParams::new("roots"))
+                .await
+                .unwrap_err();
+            assert!(
+                refused.to_string().contains("not a file:// URI"),
+                "{version}: {refused}"
+            );
+            // Set roots take over; 2026-07-28 has no list_changed, which is fine.
+            client
+                .set_roots(vec![Root::new("file:///a"), Root::new("file:///b")])
+                .await
+                .unwrap();
+            let result = client
+                .call_tool_with_input(CallToolRequestParams::new("roots"))
+                .await
+                .unwrap();
+            assert_eq!(
+                result.content,
+                CallToolResult::text("file:///a,file:///b").content
+            );
+        }
+    })
+    .await;
+}
+
+/// ROOTS-02 on the server: its `on_roots_list_changed` hook runs once per
+/// notification, one run at a time, and can ask the client for the roots.
+#[tokio::test]
+async fn the_server_hook_sees_each_roots_change_in_turn_and_lists_the_new_roots_roots_02() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    bounded(async {
+        let (seen, mut seen_rx) = tokio::sync::mpsc::unbounded_channel();
+        let running = Arc::new(AtomicUsize::new(0));
+        let overlapped = Arc::new(AtomicUsize::new(0));
+        let (running_hook, overlapped_hook) = (Arc::clone(&running), Arc::clone(&overlapped));
+        let server = Server::builder("roots-hook", "1")
+            .on_roots_list_changed(move |ctx: mcpwire_server::RootsContext| {
+                let (seen, running, overlapped) = (
+                    seen.clone(),
+                    Arc::clone(&running_hook),
+                    Arc::clone(&overlapped_hook),
+                );
+                async move {
+                    if running.fetch_add(1, Ordering::SeqCst) > 0 {
+                        overlapped.fetch_add(1, Ordering::SeqCst);
+                    }
+                    // Slow enough that a second run would start meanwhile
+                    // if runs were not serialized.
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    let roots = ctx.list_roots(Default::default()).await.unwrap();
+                    let uris: Vec<String> = roots.roots.into_iter().map(|r| r.uri).collect();
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    let _ = seen.send(uris);
+                }
+            })
+            .build()
+            .unwrap();
+        let client = Client::builder(roots_config(ProtocolVersion::V2025_06_18, true))
+            .roots(vec![Root::new("file:///start")])
+            .unwrap()
+            .connect(serve(&server))
+            .await
+            .unwrap();
+        for uri in ["file:///a", "file:///b", "file:///c"] {
+            client.set_roots(vec![Root::new(uri)]).await.unwrap();
+        }
+        let mut answers = Vec::new();
+        for _ in 0..3 {
+            answers.push(seen_rx.recv().await.unwrap());
+        }
+        assert_eq!(overlapped.load(Ordering::SeqCst), 0, "runs overlapped");
+        // The last run started after the last change, so it lists it.
+        assert_eq!(answers[2], ["file:///c"]);
+        client.close().await;
+    })
+    .await;
+}

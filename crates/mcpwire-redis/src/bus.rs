@@ -1,0 +1,620 @@
+//! `RedisBus`: the message bus between instances on Redis pub/sub.
+//!
+//! Each instance has a random id and listens on its own channel
+//! `P:bus:inst:ID` and on the broadcast channel `P:bus:all`. Two kinds of
+//! route keys say where things live, each with a TTL that the owner's
+//! heartbeat refreshes (so a dead instance's routes vanish by themselves):
+//!
+//! * `P:bus:rt:SESSION` = the instance running the session's runtime;
+//!   `deliver` publishes a POSTed message there.
+//! * `P:bus:conn:SESSION:N` = `instance/token` of the connection attached
+//!   to stream `N`; `publish` sends the event there. A new `subscribe`
+//!   overwrites it and tells the previous holder to end its connection.
+//!
+//! Within one instance, everything goes through tokio channels, exactly
+//! like the in-memory bus, with the same back-pressure.
+//!
+//! # Delivery guarantees
+//!
+//! Redis pub/sub is at most once. `PUBLISH` answers how many listeners got
+//! the frame, so `deliver` and `publish` return `false` when the target
+//! instance is gone or not listening (its routes still there until their
+//! TTL). A frame is lost only if the receiving instance's listener
+//! connection drops after Redis accepted the frame: an event is then still
+//! in the event store, and the client gets it by resuming with
+//! `Last-Event-ID`; a lost POST shows up as a request that is never
+//! answered (the client's timeout and cancellation apply). Frames from
+//! one instance to another arrive in the order they were published.
+//! A receiving instance waits at most the command timeout for room in a
+//! full local buffer: a connection that does not read is then ended (the
+//! client resumes), and a message for a runtime whose inbox stays full is
+//! dropped with a warning. When an instance loses its subscription (Redis
+//! restarted, network cut), it ends every connection it holds, since frames
+//! for them may have been lost: their clients resume with `Last-Event-ID`
+//! and get what they missed from the event store.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use mcpwire_http::server::{
+    Envelope, Inbox, MessageBus, SessionId, StoreError, StoreFuture, StreamEvent, StreamKey,
+    Subscription,
+};
+
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use crate::connection::{Redis, millis, script};
+use crate::wire::Frame;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Deletes `KEYS[1]` only while it still holds `ARGV[1]`.
+const DELETE_IF: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+";
+
+/// The connection attached to one stream on this instance.
+#[derive(Debug)]
+struct Connection {
+    token: u64,
+    sender: mpsc::Sender<StreamEvent>,
+}
+
+/// What runs on this instance.
+#[derive(Debug, Default)]
+struct Local {
+    runtimes: HashMap<SessionId, mpsc::Sender<Envelope>>,
+    connections: HashMap<(SessionId, u64), Connection>,
+}
+
+impl Local {
+    /// Forgets the connection of `key` if it is still `token`.
+    fn remove_connection(&mut self, session: &SessionId, stream: u64, token: u64) -> bool {
+        let slot = (session.clone(), stream);
+        if self
+            .connections
+            .get(&slot)
+            .is_some_and(|c| c.token == token)
+        {
+            self.connections.remove(&slot);
+            return true;
+        }
+        false
+    }
+
+    fn close(&mut self, session: &SessionId) -> Vec<u64> {
+        self.runtimes.remove(session);
+        let streams: Vec<u64> = self
+            .connections
+            .keys()
+            .filter(|(owner, _)| owner == session)
+            .map(|(_, stream)| *stream)
+            .collect();
+        for stream in &streams {
+            self.connections.remove(&(session.clone(), *stream));
+        }
+        streams
+    }
+}
+
+/// State shared by the bus and its background tasks.
+#[derive(Debug)]
+struct Inner {
+    redis: Redis,
+    instance: String,
+    local: Mutex<Local>,
+    next_token: AtomicU64,
+}
+
+/// The message bus on Redis pub/sub (see the module docs for routing and
+/// delivery guarantees). Dropping it stops its background tasks.
+#[derive(Debug)]
+pub struct RedisBus {
+    inner: Arc<Inner>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Drop for RedisBus {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// A random instance id: 16 bytes of the OS's randomness in hex.
+fn instance_id() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| StoreError::new(format!("no randomness for an instance id: {error}")))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+impl RedisBus {
+    /// Starts the bus: its listener is subscribed when this returns.
+    pub(crate) async fn start(redis: Redis) -> Result<Self, StoreError> {
+        let inner = Arc::new(Inner {
+            instance: instance_id()?,
+            redis,
+            local: Mutex::default(),
+            next_token: AtomicU64::new(1),
+        });
+        let (ready_tx, mut ready_rx) = watch::channel(false);
+        let listener = tokio::spawn(listen(Arc::downgrade(&inner), ready_tx));
+        let heartbeat = tokio::spawn(heartbeat(Arc::downgrade(&inner)));
+        let bus = Self {
+            inner,
+            tasks: vec![listener, heartbeat],
+        };
+        let timeout = bus.inner.redis.config.command_timeout;
+        tokio::time::timeout(timeout, ready_rx.wait_for(|ready| *ready))
+            .await
+            .map_err(|_| StoreError::new("redis: subscribing the bus listener timed out"))?
+            .map_err(|_| StoreError::new("redis: the bus listener stopped"))?;
+        Ok(bus)
+    }
+
+    /// This instance's id on the bus.
+    pub fn instance(&self) -> &str {
+        &self.inner.instance
+    }
+
+    /// How many session runtimes are registered on this instance.
+    pub fn runtime_count(&self) -> usize {
+        lock(&self.inner.local).runtimes.len()
+    }
+
+    /// How many stream connections are attached on this instance.
+    pub fn connection_count(&self) -> usize {
+        lock(&self.inner.local).connections.len()
+    }
+}
+
+impl Inner {
+    fn runtime_key(&self, session: &SessionId) -> String {
+        self.redis.key(&["bus", "rt", session.as_str()])
+    }
+
+    fn connection_key(&self, session: &SessionId, stream: u64) -> String {
+        self.redis
+            .key(&["bus", "conn", session.as_str(), &stream.to_string()])
+    }
+
+    fn channel(&self, instance: &str) -> String {
+        self.redis.key(&["bus", "inst", instance])
+    }
+
+    fn broadcast(&self) -> String {
+        self.redis.key(&["bus", "all"])
+    }
+
+    fn ttl(&self) -> u64 {
+        millis(self.redis.config.route_ttl)
+    }
+
+    /// Publishes a frame; `true` when some listener got it.
+    async fn send_frame(&self, channel: String, frame: &Frame) -> Result<bool, StoreError> {
+        let Some(bytes) = frame.encode() else {
+            return Ok(false);
+        };
+        let listeners: i64 = self
+            .redis
+            .run(
+                "publishing on the bus",
+                redis::cmd("PUBLISH").arg(channel).arg(bytes),
+            )
+            .await?;
+        Ok(listeners > 0)
+    }
+
+    /// Deletes a route key while it still names `value`.
+    async fn delete_route(&self, key: String, value: String) -> Result<(), StoreError> {
+        let script = script(DELETE_IF);
+        let mut invocation = script.prepare_invoke();
+        invocation.key(key).arg(value);
+        self.redis
+            .eval::<i64>("dropping a bus route", &invocation)
+            .await?;
+        Ok(())
+    }
+
+    fn route_value(&self, token: u64) -> String {
+        format!("{}/{token}", self.instance)
+    }
+
+    /// Handles one frame from another instance.
+    async fn receive(&self, frame: Frame) {
+        let wait = self.redis.config.command_timeout;
+        match frame {
+            Frame::Deliver { session, envelope } => {
+                let inbox = lock(&self.local).runtimes.get(&session).cloned();
+                if let Some(inbox) = inbox
+                    && !matches!(
+                        tokio::time::timeout(wait, inbox.send(envelope)).await,
+                        Ok(Ok(()))
+                    )
+                {
+                    tracing::warn!(
+                        ?session,
+                        "dropped a message for a runtime whose inbox stayed full"
+                    );
+                }
+            }
+            Frame::Event {
+                session,
+                stream,
+                token,
+                event,
+            } => {
+                let sender = lock(&self.local)
+                    .connections
+                    .get(&(session.clone(), stream))
+                    .filter(|connection| connection.token == token)
+                    .map(|connection| connection.sender.clone());
+                let Some(sender) = sender else { return };
+                let fin = matches!(
+                    event,
+                    StreamEvent::Message { last: true, .. } | StreamEvent::End
+                );
+                let delivered = matches!(
+                    tokio::time::timeout(wait, sender.send(event)).await,
+                    Ok(Ok(()))
+                );
+                if fin || !delivered {
+                    self.drop_connection(&session, stream, token).await;
+                }
+            }
+            Frame::Detach {
+                session,
+                stream,
+                token,
+            } => {
+                lock(&self.local).remove_connection(&session, stream, token);
+            }
+            Frame::Close { session } => {
+                lock(&self.local).close(&session);
+            }
+        }
+    }
+
+    /// Ends a local connection and its route, if both are still `token`.
+    async fn drop_connection(&self, session: &SessionId, stream: u64, token: u64) {
+        lock(&self.local).remove_connection(session, stream, token);
+        let key = self.connection_key(session, stream);
+        if let Err(error) = self.delete_route(key, self.route_value(token)).await {
+            tracing::warn!(%error, "could not drop a connection route");
+        }
+    }
+
+    /// Refreshes the routes of everything running here.
+    async fn refresh_routes(&self) -> Result<(), StoreError> {
+        let (runtimes, connections): (Vec<SessionId>, Vec<(SessionId, u64)>) = {
+            let local = lock(&self.local);
+            (
+                local.runtimes.keys().cloned().collect(),
+                local.connections.keys().cloned().collect(),
+            )
+        };
+        if runtimes.is_empty() && connections.is_empty() {
+            return Ok(());
+        }
+        let ttl = self.ttl();
+        let mut pipeline = redis::pipe();
+        for session in &runtimes {
+            pipeline
+                .cmd("SET")
+                .arg(self.runtime_key(session))
+                .arg(&self.instance)
+                .arg("PX")
+                .arg(ttl)
+                .ignore();
+        }
+        for (session, stream) in &connections {
+            pipeline
+                .cmd("PEXPIRE")
+                .arg(self.connection_key(session, *stream))
+                .arg(ttl)
+                .ignore();
+        }
+        self.redis
+            .pipe::<()>("refreshing bus routes", &pipeline)
+            .await
+    }
+}
+
+/// Receives this instance's frames, reconnecting (with a capped backoff)
+/// whenever the pub/sub connection drops; stops when the bus is dropped.
+async fn listen(inner: std::sync::Weak<Inner>, ready: watch::Sender<bool>) {
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        let Some(strong) = inner.upgrade() else {
+            return;
+        };
+        let timeout = strong.redis.config.command_timeout;
+        let channels = [strong.channel(&strong.instance), strong.broadcast()];
+        let client = strong.redis.client.clone();
+        drop(strong);
+        let connected = tokio::time::timeout(timeout, async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(&channels).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        })
+        .await;
+        match connected {
+            Ok(Ok(pubsub)) => {
+                backoff = Duration::from_millis(50);
+                ready.send_replace(true);
+                let mut messages = pubsub.into_on_message();
+                while let Some(message) = messages.next().await {
+                    let Some(strong) = inner.upgrade() else {
+                        return;
+                    };
+                    match Frame::decode(message.get_payload_bytes()) {
+                        Some(frame) => strong.receive(frame).await,
+                        None => tracing::warn!("ignored a bus frame this version cannot read"),
+                    }
+                }
+                tracing::warn!("the bus lost its Redis subscription; reconnecting");
+                // Frames for this instance's connections may have been lost
+                // meanwhile: end them, so that their clients resume from the
+                // event store (which also re-checks the session).
+                if let Some(strong) = inner.upgrade() {
+                    lock(&strong.local).connections.clear();
+                }
+            }
+            Ok(Err(error)) => tracing::warn!(%error, "the bus could not subscribe to Redis"),
+            Err(_) => tracing::warn!("subscribing the bus to Redis timed out"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(1));
+    }
+}
+
+/// Refreshes this instance's routes at a third of their TTL.
+async fn heartbeat(inner: std::sync::Weak<Inner>) {
+    let every = match inner.upgrade() {
+        Some(strong) => (strong.redis.config.route_ttl / 3).max(Duration::from_millis(10)),
+        None => return,
+    };
+    let mut interval = tokio::time::interval(every);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let Some(strong) = inner.upgrade() else {
+            return;
+        };
+        if let Err(error) = strong.refresh_routes().await {
+            tracing::warn!(%error, "could not refresh the bus routes");
+        }
+    }
+}
+
+/// Ends with the receiver; used for an unknown session's subscription.
+fn receiver_stream<T: Send + 'static>(
+    receiver: mpsc::Receiver<T>,
+) -> impl futures_util::Stream<Item = T> + Send {
+    futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|item| (item, receiver))
+    })
+}
+
+impl MessageBus for RedisBus {
+    fn register(&self, session: &SessionId, capacity: usize) -> StoreFuture<'_, Inbox> {
+        let session = session.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let (sender, receiver) = mpsc::channel(capacity.max(1));
+            lock(&inner.local).runtimes.insert(session.clone(), sender);
+            let set = inner
+                .redis
+                .run::<()>(
+                    "registering a runtime",
+                    redis::cmd("SET")
+                        .arg(inner.runtime_key(&session))
+                        .arg(&inner.instance)
+                        .arg("PX")
+                        .arg(inner.ttl()),
+                )
+                .await;
+            if let Err(error) = set {
+                lock(&inner.local).runtimes.remove(&session);
+                return Err(error);
+            }
+            let inbox: Inbox = Box::pin(receiver_stream(receiver));
+            Ok(inbox)
+        })
+    }
+
+    fn deliver(&self, session: &SessionId, envelope: Envelope) -> StoreFuture<'_, bool> {
+        let session = session.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let local = lock(&inner.local).runtimes.get(&session).cloned();
+            if let Some(inbox) = local {
+                return Ok(inbox.send(envelope).await.is_ok());
+            }
+            let owner: Option<String> = inner
+                .redis
+                .run(
+                    "finding a session's runtime",
+                    redis::cmd("GET").arg(inner.runtime_key(&session)),
+                )
+                .await?;
+            match owner {
+                Some(owner) if owner != inner.instance => {
+                    let frame = Frame::Deliver { session, envelope };
+                    inner.send_frame(inner.channel(&owner), &frame).await
+                }
+                // No runtime anywhere, or a stale route to this instance.
+                _ => Ok(false),
+            }
+        })
+    }
+
+    fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription> {
+        let key = key.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let session = &key.session;
+            let local_runtime = lock(&inner.local).runtimes.contains_key(session);
+            if !local_runtime {
+                let exists: i64 = inner
+                    .redis
+                    .run(
+                        "finding a session's runtime",
+                        redis::cmd("EXISTS").arg(inner.runtime_key(session)),
+                    )
+                    .await?;
+                if exists == 0 {
+                    let empty: Subscription = Box::pin(futures_util::stream::empty());
+                    return Ok(empty);
+                }
+            }
+            let token = inner.next_token.fetch_add(1, Ordering::Relaxed);
+            let (sender, receiver) = mpsc::channel(capacity.max(1));
+            // Replacing a local connection drops its sender: it ends.
+            lock(&inner.local)
+                .connections
+                .insert((session.clone(), key.stream), Connection { token, sender });
+            let previous: Option<String> = inner
+                .redis
+                .run(
+                    "attaching a stream",
+                    redis::cmd("SET")
+                        .arg(inner.connection_key(session, key.stream))
+                        .arg(inner.route_value(token))
+                        .arg("PX")
+                        .arg(inner.ttl())
+                        .arg("GET"),
+                )
+                .await?;
+            if let Some((owner, old_token)) = previous.as_deref().and_then(|v| v.split_once('/'))
+                && owner != inner.instance
+                && let Ok(old_token) = old_token.parse()
+            {
+                let frame = Frame::Detach {
+                    session: session.clone(),
+                    stream: key.stream,
+                    token: old_token,
+                };
+                inner.send_frame(inner.channel(owner), &frame).await?;
+            }
+            let subscription: Subscription = Box::pin(receiver_stream(receiver));
+            Ok(subscription)
+        })
+    }
+
+    fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
+        let key = key.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let local = lock(&inner.local)
+                .connections
+                .get(&(key.session.clone(), key.stream))
+                .map(|connection| (connection.token, connection.sender.clone()));
+            if let Some((token, sender)) = local {
+                let fin = matches!(
+                    event,
+                    StreamEvent::Message { last: true, .. } | StreamEvent::End
+                );
+                let delivered = sender.send(event).await.is_ok();
+                if fin || !delivered {
+                    inner.drop_connection(&key.session, key.stream, token).await;
+                }
+                return Ok(delivered);
+            }
+            let route: Option<String> = inner
+                .redis
+                .run(
+                    "finding a stream's connection",
+                    redis::cmd("GET").arg(inner.connection_key(&key.session, key.stream)),
+                )
+                .await?;
+            let Some((owner, token)) = route.as_deref().and_then(|v| v.split_once('/')) else {
+                return Ok(false);
+            };
+            let Ok(token) = token.parse() else {
+                return Ok(false);
+            };
+            if owner == inner.instance {
+                // A stale route to a connection this instance no longer holds.
+                return Ok(false);
+            }
+            let frame = Frame::Event {
+                session: key.session.clone(),
+                stream: key.stream,
+                token,
+                event,
+            };
+            inner.send_frame(inner.channel(owner), &frame).await
+        })
+    }
+
+    fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        let key = key.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let slot = (key.session.clone(), key.stream);
+            let local = lock(&inner.local).connections.remove(&slot);
+            let route_key = inner.connection_key(&key.session, key.stream);
+            if let Some(connection) = local {
+                return inner
+                    .delete_route(route_key, inner.route_value(connection.token))
+                    .await;
+            }
+            let route: Option<String> = inner
+                .redis
+                .run(
+                    "finding a stream's connection",
+                    redis::cmd("GET").arg(&route_key),
+                )
+                .await?;
+            let Some(route) = route else { return Ok(()) };
+            if let Some((owner, token)) = route.split_once('/')
+                && let Ok(token) = token.parse()
+            {
+                let frame = Frame::Detach {
+                    session: key.session.clone(),
+                    stream: key.stream,
+                    token,
+                };
+                inner.send_frame(inner.channel(owner), &frame).await?;
+            }
+            inner.delete_route(route_key, route).await
+        })
+    }
+
+    fn close(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        let session = session.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let streams = lock(&inner.local).close(&session);
+            let mut pipeline = redis::pipe();
+            pipeline
+                .cmd("DEL")
+                .arg(inner.runtime_key(&session))
+                .ignore();
+            for stream in streams {
+                pipeline
+                    .cmd("DEL")
+                    .arg(inner.connection_key(&session, stream))
+                    .ignore();
+            }
+            inner
+                .redis
+                .pipe::<()>("closing a session", &pipeline)
+                .await?;
+            inner
+                .send_frame(inner.broadcast(), &Frame::Close { session })
+                .await?;
+            Ok(())
+        })
+    }
+}

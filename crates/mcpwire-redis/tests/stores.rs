@@ -1,0 +1,339 @@
+//! The Redis stores against a real `redis-server`, with the semantics the
+//! in-memory defaults of mcpwire-http have (same assertions as their unit
+//! tests), plus what only a shared store shows: two instances see one
+//! state, keys carry TTLs, and a Redis restart gives prompt errors and
+//! then recovery.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
+)]
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use mcpwire_http::server::{
+    Envelope, EventStore, MessageBus, SessionId, SessionStore, StoredEvent, StreamEvent, StreamKey,
+};
+use mcpwire_redis::RedisStores;
+use mcpwire_types::ProtocolVersion;
+use support::RedisServer;
+
+fn id(text: &str) -> SessionId {
+    SessionId::parse(text).unwrap()
+}
+
+fn event(seq: u64) -> StoredEvent {
+    StoredEvent {
+        seq,
+        data: Bytes::from(format!("{{\"n\":{seq}}}")),
+    }
+}
+
+/// Waits for a stream's next item, at most 5 s.
+async fn next<S: futures_util::Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
+    tokio::time::timeout(Duration::from_secs(5), stream.next())
+        .await
+        .expect("the stream answered within 5 s")
+}
+
+#[tokio::test]
+async fn event_store_replays_only_the_named_stream_after_the_given_event() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().events;
+    let s = id("s");
+    store.create_session(&s).await.unwrap();
+    let one = StreamKey::new(s.clone(), 1);
+    let two = StreamKey::new(s.clone(), 2);
+    store.open(&one).await.unwrap();
+    store.open(&two).await.unwrap();
+    for seq in 1..=3 {
+        store.append(&one, event(seq)).await.unwrap();
+        store.append(&two, event(seq)).await.unwrap();
+    }
+    store.finish(&one).await.unwrap();
+    let replay = store.replay(&one, Some(1)).await.unwrap().unwrap();
+    assert_eq!(replay.events, vec![event(2), event(3)]);
+    assert!(replay.finished);
+    assert!(!store.replay(&two, Some(3)).await.unwrap().unwrap().finished);
+    assert_eq!(store.count().await.unwrap(), 6);
+    store.remove_session(&s).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 0);
+    assert_eq!(store.replay(&one, Some(0)).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn event_store_retention_is_bounded_per_stream_and_per_session() {
+    let redis = RedisServer::start();
+    let config = redis.config().retention(3, 5);
+    let store = RedisStores::connect(config).await.unwrap().events;
+    let s = id("s");
+    store.create_session(&s).await.unwrap();
+    let one = StreamKey::new(s.clone(), 1);
+    let two = StreamKey::new(s.clone(), 2);
+    store.open(&one).await.unwrap();
+    store.open(&two).await.unwrap();
+    for seq in 1..=10 {
+        store.append(&one, event(seq)).await.unwrap();
+    }
+    let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
+    assert_eq!(kept, vec![event(8), event(9), event(10)]);
+    for seq in 1..=3 {
+        store.append(&two, event(seq)).await.unwrap();
+    }
+    // Six events exceed the session's five: stream one's oldest goes.
+    assert_eq!(store.count().await.unwrap(), 5);
+    let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
+    assert_eq!(kept, vec![event(9), event(10)]);
+    store.forget(&two).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 2);
+    assert_eq!(store.replay(&two, None).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().events;
+    let key = StreamKey::new(id("gone"), 1);
+    store.open(&key).await.unwrap();
+    store.append(&key, event(1)).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 0);
+    assert_eq!(store.replay(&key, None).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn standalone_replay_without_an_id_starts_after_the_delivery_mark() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().events;
+    let s = id("s");
+    store.create_session(&s).await.unwrap();
+    let standalone = StreamKey::new(s, 0);
+    for seq in 1..=4 {
+        store.append(&standalone, event(seq)).await.unwrap();
+    }
+    store.mark_delivered(&standalone, 2).await.unwrap();
+    store.mark_delivered(&standalone, 1).await.unwrap();
+    let replay = store.replay(&standalone, None).await.unwrap().unwrap();
+    assert_eq!(replay.events, vec![event(3), event(4)]);
+}
+
+#[tokio::test]
+async fn every_event_key_carries_a_ttl() {
+    let redis = RedisServer::start();
+    let config = redis.config().event_ttl(Duration::from_secs(60));
+    let store = RedisStores::connect(config).await.unwrap().events;
+    let s = id("s");
+    store.create_session(&s).await.unwrap();
+    let key = StreamKey::new(s, 1);
+    store.open(&key).await.unwrap();
+    store.append(&key, event(1)).await.unwrap();
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    for key in keys {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        assert!(ttl > 0 && ttl <= 60_000, "{key}: {ttl}");
+    }
+}
+
+#[tokio::test]
+async fn session_store_expires_idle_sessions_and_touch_refreshes() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().sessions;
+    let (a, b) = (id("a"), id("b"));
+    let idle = Duration::from_millis(600);
+    store.create(&a, idle).await.unwrap();
+    store.create(&b, idle).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    assert!(store.touch(&a, idle).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    assert_eq!(store.touch(&b, idle).await.unwrap(), None);
+    assert_eq!(store.get(&b).await.unwrap(), None);
+    assert_eq!(store.take_expired().await.unwrap(), vec![b.clone()]);
+    assert!(store.get(&a).await.unwrap().is_some());
+    assert_eq!(store.next_stream(&a).await.unwrap(), Some(1));
+    assert_eq!(store.next_stream(&a).await.unwrap(), Some(2));
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(store.touch(&a, idle).await.unwrap(), None);
+    assert_eq!(store.next_stream(&a).await.unwrap(), None);
+    // Held until swept.
+    assert_eq!(store.count().await.unwrap(), 1);
+    assert_eq!(store.take_expired().await.unwrap(), vec![a]);
+    assert_eq!(store.count().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn session_records_are_shared_between_instances() {
+    let redis = RedisServer::start();
+    let one = RedisStores::connect(redis.config()).await.unwrap().sessions;
+    let two = RedisStores::connect(redis.config()).await.unwrap().sessions;
+    let s = id("shared");
+    one.create(&s, Duration::from_secs(60)).await.unwrap();
+    assert_eq!(two.get(&s).await.unwrap().unwrap().version, None);
+    two.set_version(&s, ProtocolVersion::V2025_11_25)
+        .await
+        .unwrap();
+    let record = one
+        .touch(&s, Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.version, Some(ProtocolVersion::V2025_11_25));
+    assert_eq!(one.next_stream(&s).await.unwrap(), Some(1));
+    assert_eq!(two.next_stream(&s).await.unwrap(), Some(2));
+    assert!(two.remove(&s).await.unwrap());
+    assert!(!one.remove(&s).await.unwrap());
+    assert_eq!(one.get(&s).await.unwrap(), None);
+    // A version set after removal does not bring the record back.
+    one.set_version(&s, ProtocolVersion::V2025_11_25)
+        .await
+        .unwrap();
+    assert_eq!(one.get(&s).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn bus_replaces_a_stream_connection_and_reports_absent_ones() {
+    let redis = RedisServer::start();
+    let bus = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = id("s");
+    let mut inbox = bus.register(&s, 4).await.unwrap();
+    let key = StreamKey::new(s.clone(), 1);
+    assert!(!bus.publish(&key, StreamEvent::End).await.unwrap());
+    let mut first = bus.subscribe(&key, 4).await.unwrap();
+    let mut second = bus.subscribe(&key, 4).await.unwrap();
+    assert_eq!(next(&mut first).await, None);
+    assert!(bus.publish(&key, StreamEvent::Pause).await.unwrap());
+    assert_eq!(next(&mut second).await, Some(StreamEvent::Pause));
+    let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
+    assert!(bus.deliver(&s, envelope.clone()).await.unwrap());
+    assert_eq!(next(&mut inbox).await, Some(envelope.clone()));
+    bus.close(&s).await.unwrap();
+    assert_eq!(next(&mut inbox).await, None);
+    assert_eq!(next(&mut second).await, None);
+    assert!(!bus.deliver(&s, envelope).await.unwrap());
+    assert_eq!(bus.runtime_count(), 0);
+}
+
+#[tokio::test]
+async fn bus_routes_posts_and_events_between_instances() {
+    let redis = RedisServer::start();
+    let runtime_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let http_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let third = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = id("routed");
+    let key = StreamKey::new(s.clone(), 3);
+    // Unknown session: nothing to subscribe to, nowhere to deliver.
+    let mut unknown = http_side.subscribe(&key, 4).await.unwrap();
+    assert_eq!(next(&mut unknown).await, None);
+    let envelope = Envelope::new(Bytes::from_static(b"[1]"), Some(3), false);
+    assert!(!http_side.deliver(&s, envelope.clone()).await.unwrap());
+
+    let mut inbox = runtime_side.register(&s, 4).await.unwrap();
+    let mut connection = http_side.subscribe(&key, 4).await.unwrap();
+    assert!(http_side.deliver(&s, envelope.clone()).await.unwrap());
+    assert_eq!(next(&mut inbox).await, Some(envelope));
+    let message = |seq, last| StreamEvent::Message {
+        seq,
+        data: Bytes::from_static(b"{}"),
+        last,
+    };
+    for seq in 1..=20 {
+        assert!(
+            runtime_side
+                .publish(&key, message(seq, false))
+                .await
+                .unwrap()
+        );
+    }
+    for seq in 1..=20 {
+        assert_eq!(next(&mut connection).await, Some(message(seq, false)));
+    }
+    // A connection on a third instance replaces the second's.
+    let mut resumed = third.subscribe(&key, 4).await.unwrap();
+    assert_eq!(next(&mut connection).await, None);
+    assert!(runtime_side.publish(&key, message(21, true)).await.unwrap());
+    assert_eq!(next(&mut resumed).await, Some(message(21, true)));
+    // The final event detached it everywhere.
+    assert_eq!(next(&mut resumed).await, None);
+    let started = Instant::now();
+    while runtime_side.publish(&key, StreamEvent::End).await.unwrap() {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the route stayed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Closing on one instance ends the runtime's inbox on another.
+    let mut again = http_side.subscribe(&key, 4).await.unwrap();
+    third.close(&s).await.unwrap();
+    assert_eq!(next(&mut inbox).await, None);
+    assert_eq!(next(&mut again).await, None);
+}
+
+#[tokio::test]
+async fn a_redis_restart_gives_prompt_errors_then_the_stores_recover() {
+    let mut redis = RedisServer::start();
+    let stores = RedisStores::connect(redis.config()).await.unwrap();
+    let other = RedisStores::connect(redis.config()).await.unwrap();
+    let s = id("before");
+    stores
+        .sessions
+        .create(&s, Duration::from_secs(60))
+        .await
+        .unwrap();
+    redis.kill();
+    let started = Instant::now();
+    assert!(stores.sessions.get(&s).await.is_err());
+    assert!(stores.events.count().await.is_err());
+    // Bounded: the command timeout (1.5 s) with some slack.
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    redis.restart();
+    // Nothing survives (the test Redis saves nothing), and within a few
+    // seconds every store and both bus listeners work again.
+    let started = Instant::now();
+    loop {
+        let fresh = id("after");
+        let recovered = async {
+            stores
+                .sessions
+                .create(&fresh, Duration::from_secs(60))
+                .await?;
+            let mut inbox = stores.bus.register(&fresh, 4).await?;
+            let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
+            let delivered = other.bus.deliver(&fresh, envelope).await?;
+            let received = tokio::time::timeout(Duration::from_millis(500), inbox.next())
+                .await
+                .ok()
+                .flatten();
+            Ok::<_, mcpwire_http::server::StoreError>(delivered && received.is_some())
+        }
+        .await;
+        if matches!(recovered, Ok(true)) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "no recovery: {recovered:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(stores.sessions.get(&s).await.unwrap(), None);
+}

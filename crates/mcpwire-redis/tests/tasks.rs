@@ -1,0 +1,150 @@
+//! The Redis task store against a real `redis-server`: the in-memory
+//! store's semantics (paging by owner, expiry, duplicate ids) and what
+//! sharing adds: a task created through one instance's store is read,
+//! changed and cancelled through another's, and concurrent changes from
+//! several instances are all applied exactly once (compare-and-set).
+
+#![allow(
+    clippy::unwrap_used,
+    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
+)]
+
+mod support;
+
+use mcpwire_redis::RedisStores;
+use mcpwire_server::tasks::TaskRecord;
+use mcpwire_server::tasks::{TaskChange, TaskStore, TaskStoreError};
+use serde_json::json;
+use support::RedisServer;
+
+fn record(id: &str, created: u64, owner: Option<&str>) -> TaskRecord {
+    let mut record = TaskRecord::new(id.to_owned(), "tools/call", created);
+    record.owner = owner.map(str::to_owned);
+    record.ttl_ms = Some(1_000);
+    record
+}
+
+#[tokio::test]
+async fn listing_pages_through_only_the_owners_unexpired_tasks() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    for (i, owner) in [Some("me"), Some("other"), Some("me"), None, Some("me")]
+        .into_iter()
+        .enumerate()
+    {
+        let created = u64::try_from(i).unwrap() * 10;
+        store
+            .create(record(&format!("t{i}"), created, owner))
+            .await
+            .unwrap();
+    }
+    let first = store.list(Some("me".into()), None, 2, 50).await.unwrap();
+    let ids: Vec<_> = first.tasks.iter().map(|r| r.task_id.as_str()).collect();
+    assert_eq!(ids, ["t0", "t2"]);
+    let second = store
+        .list(Some("me".into()), first.next_after, 2, 50)
+        .await
+        .unwrap();
+    let ids: Vec<_> = second.tasks.iter().map(|r| r.task_id.as_str()).collect();
+    assert_eq!(ids, ["t3", "t4"]);
+    assert_eq!(second.next_after, None);
+    let later = store
+        .list(Some("me".into()), None, 10, 1_025)
+        .await
+        .unwrap();
+    let ids: Vec<_> = later.tasks.iter().map(|r| r.task_id.as_str()).collect();
+    assert_eq!(ids, ["t3", "t4"]);
+}
+
+#[tokio::test]
+async fn expired_tasks_read_as_absent_and_are_purged() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    store.create(record("t", 0, None)).await.unwrap();
+    store.create(record("u", 500, None)).await.unwrap();
+    assert!(store.get("t".into(), 999).await.unwrap().is_some());
+    assert!(store.get("t".into(), 1_000).await.unwrap().is_none());
+    let cancel = store
+        .update("t".into(), TaskChange::Cancel, 1_000)
+        .await
+        .unwrap();
+    assert!(cancel.is_none());
+    assert_eq!(store.purge_expired(1_000).await.unwrap(), 1);
+    assert_eq!(store.purge_expired(1_000).await.unwrap(), 0);
+    assert!(store.get("u".into(), 1_000).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_duplicate_id_is_refused() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    store.create(record("t", 0, None)).await.unwrap();
+    assert!(matches!(
+        store.create(record("t", 5, None)).await,
+        Err(TaskStoreError::Duplicate(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_task_created_on_one_instance_is_polled_and_cancelled_through_others() {
+    let redis = RedisServer::start();
+    let one = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    let two = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    let three = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    one.create(record("shared", 0, Some("me"))).await.unwrap();
+    let polled = two.get("shared".into(), 10).await.unwrap().unwrap();
+    assert_eq!(polled.owner.as_deref(), Some("me"));
+    let (cancelled, changed) = three
+        .update("shared".into(), TaskChange::Cancel, 20)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(changed);
+    // Terminal: a late completion from the instance running it changes nothing.
+    let complete = TaskChange::Complete {
+        result: json!({"content": []}),
+        message: None,
+    };
+    let (after, changed) = one
+        .update("shared".into(), complete, 30)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!changed);
+    assert_eq!(after.status, cancelled.status);
+    assert_eq!(two.get("shared".into(), 40).await.unwrap(), Some(after));
+}
+
+#[tokio::test]
+async fn concurrent_changes_from_several_instances_each_apply_once() {
+    let redis = RedisServer::start();
+    let stores = [
+        RedisStores::connect(redis.config()).await.unwrap().tasks,
+        RedisStores::connect(redis.config()).await.unwrap().tasks,
+        RedisStores::connect(redis.config()).await.unwrap().tasks,
+    ];
+    stores[0].create(record("busy", 0, None)).await.unwrap();
+    let before = stores[0].get("busy".into(), 0).await.unwrap().unwrap();
+    // Twelve concurrent non-terminal changes: each bumps the revision once.
+    let mut handles = Vec::new();
+    for round in 0..12_u64 {
+        let store = stores[usize::try_from(round % 3).unwrap()].clone();
+        handles.push(tokio::spawn(async move {
+            let change = TaskChange::InputRequired {
+                requests: Default::default(),
+                state: Some(round.to_be_bytes().to_vec()),
+            };
+            store
+                .update("busy".into(), change, 1)
+                .await
+                .unwrap()
+                .unwrap()
+                .1
+        }));
+    }
+    for handle in handles {
+        assert!(handle.await.unwrap());
+    }
+    let after = stores[1].get("busy".into(), 2).await.unwrap().unwrap();
+    assert_eq!(after.revision, before.revision + 12);
+}

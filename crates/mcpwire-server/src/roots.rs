@@ -1,0 +1,128 @@
+//! The application's hook on `notifications/roots/list_changed` (ROOTS-02):
+//! each session runs the hook for its notifications one after another, in
+//! the order they arrived, in a task of its own (so the hook may ask the
+//! client for its roots while the session goes on).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcpwire_types::methods::{ClientResult, ServerRequest};
+use mcpwire_types::{ClientCapabilities, ListRootsResult, ProtocolVersion};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::context::Command;
+use crate::handler::BoxFuture;
+use crate::{PeerRequestError, RequestOptions};
+
+/// The hook as stored: boxed, shared by every session.
+pub(crate) type RootsChangedFn = Arc<dyn Fn(RootsContext) -> BoxFuture<()> + Send + Sync>;
+
+/// Boxes `handler` for storage.
+pub(crate) fn boxed<F, Fut>(handler: F) -> RootsChangedFn
+where
+    F: Fn(RootsContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    Arc::new(move |context| Box::pin(handler(context)))
+}
+
+/// What the roots hook gets: the session whose client's roots changed,
+/// able to ask that client for them again.
+#[derive(Clone)]
+pub struct RootsContext {
+    commands: mpsc::Sender<Command>,
+    version: ProtocolVersion,
+    client_capabilities: Arc<ClientCapabilities>,
+}
+
+impl std::fmt::Debug for RootsContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RootsContext")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RootsContext {
+    /// The revision the session speaks.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// What the client declared.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.client_capabilities
+    }
+
+    /// Asks the client for its roots now (`roots/list`).
+    ///
+    /// # Errors
+    ///
+    /// [`PeerRequestError::Refused`] when the client did not declare
+    /// `roots` (ROOTS-08); otherwise the client's error, a timeout or the
+    /// end of the session.
+    pub async fn list_roots(
+        &self,
+        options: RequestOptions,
+    ) -> Result<ListRootsResult, PeerRequestError> {
+        let closed = || PeerRequestError::Failed(mcpwire_session::ResponseError::Closed);
+        let (reply, answer) = oneshot::channel();
+        let command = Command::Request {
+            request: ServerRequest::ListRoots(Box::default()),
+            options,
+            related: None,
+            reply,
+        };
+        self.commands.send(command).await.map_err(|_| closed())?;
+        match answer.await.unwrap_or_else(|_| Err(closed()))? {
+            ClientResult::ListRoots(result) => Ok(*result),
+            _ => Err(PeerRequestError::UnexpectedResult),
+        }
+    }
+}
+
+/// One session's runner of the hook: started at the first notification,
+/// stopped with the session.
+#[derive(Default)]
+pub(crate) struct RootsWatcher {
+    running: Option<(mpsc::UnboundedSender<RootsContext>, JoinHandle<()>)>,
+}
+
+impl RootsWatcher {
+    /// Queues one run of `hook` for a notification of the session whose
+    /// client is described by `version` and `client_capabilities`.
+    pub(crate) fn changed(
+        &mut self,
+        hook: &RootsChangedFn,
+        commands: &mpsc::Sender<Command>,
+        version: ProtocolVersion,
+        client_capabilities: Arc<ClientCapabilities>,
+    ) {
+        let (queue, _) = self.running.get_or_insert_with(|| {
+            let (queue, mut notifications) = mpsc::unbounded_channel::<RootsContext>();
+            let hook = Arc::clone(hook);
+            // One run at a time: the hook sees the notifications in order.
+            let task = tokio::spawn(async move {
+                while let Some(context) = notifications.recv().await {
+                    hook(context).await;
+                }
+            });
+            (queue, task)
+        });
+        let context = RootsContext {
+            commands: commands.clone(),
+            version,
+            client_capabilities,
+        };
+        let _ = queue.send(context);
+    }
+}
+
+impl Drop for RootsWatcher {
+    fn drop(&mut self) {
+        if let Some((_, task)) = self.running.take() {
+            task.abort();
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Where tasks live: the [`TaskStore`] trait (async, over serialisable
+//! records, so that instances can share a store) and the in-memory default.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
+use crate::BoxFuture;
+use crate::tasks::record::{TaskChange, TaskRecord};
+
+/// Why a store could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// A task with this id exists already.
+    #[error("a task with id {0} exists already")]
+    Duplicate(String),
+    /// The store itself failed (connection, serialisation, ...).
+    #[error("the task store failed: {0}")]
+    Backend(String),
+}
+
+/// One page of [`TaskStore::list`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskPage {
+    /// The tasks, oldest first.
+    pub tasks: Vec<TaskRecord>,
+    /// The id to pass as `after` for the next page, when there is one.
+    pub next_after: Option<String>,
+}
+
+/// Keeps task records for the runtime.
+///
+/// Every method is async and takes and returns plain data, so that an
+/// implementation may keep records elsewhere (Redis, a database) and
+/// several server instances may share it: any instance can then answer
+/// `tasks/get` for a task another instance runs. Times come in as
+/// milliseconds since the Unix epoch. Expired records (TASK-18) must read
+/// as absent; a store may delete them whenever it likes.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new record; it must be readable (by any instance) as soon
+    /// as this returns (the task is created "durably" before the answer).
+    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>>;
+
+    /// The record of `task_id`, unless it is unknown or expired at `now_ms`.
+    fn get(
+        &self,
+        task_id: String,
+        now_ms: u64,
+    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Applies `change` to `task_id` atomically with [`TaskRecord::apply`],
+    /// and returns the record afterwards with whether it changed (`None`
+    /// when the task is unknown or expired).
+    fn update(
+        &self,
+        task_id: String,
+        change: TaskChange,
+        now_ms: u64,
+    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>>;
+
+    /// Up to `limit` unexpired tasks `owner` may see (TASK-40), oldest
+    /// first, starting after the task `after`.
+    fn list(
+        &self,
+        owner: Option<String>,
+        after: Option<String>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<Result<TaskPage, TaskStoreError>>;
+
+    /// Deletes the records expired at `now_ms`; returns how many went.
+    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>>;
+}
+
+/// The default store: records in this process's memory, lost on restart
+/// and not shared between instances.
+#[derive(Debug, Default)]
+pub struct InMemoryTaskStore {
+    /// By creation order then id, so that listing pages are stable.
+    records: Mutex<BTreeMap<(u64, String), TaskRecord>>,
+    keys: Mutex<BTreeMap<String, u64>>,
+}
+
+impl InMemoryTaskStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut BTreeMap<(u64, String), TaskRecord>, &mut BTreeMap<String, u64>) -> T,
+    ) -> T {
+        // Both maps are only ever changed together under both locks, so a
+        // panic elsewhere cannot leave them half-updated: poisoning is ignored.
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&mut records, &mut keys)
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
+        let outcome = self.with(|records, keys| {
+            if keys.contains_key(&record.task_id) {
+                return Err(TaskStoreError::Duplicate(record.task_id.clone()));
+            }
+            keys.insert(record.task_id.clone(), record.created_at_ms);
+            records.insert((record.created_at_ms, record.task_id.clone()), record);
+            Ok(())
+        });
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn get(
+        &self,
+        task_id: String,
+        now_ms: u64,
+    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
+        let found = self.with(|records, keys| {
+            let created = *keys.get(&task_id)?;
+            records
+                .get(&(created, task_id))
+                .filter(|r| !r.is_expired(now_ms))
+                .cloned()
+        });
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update(
+        &self,
+        task_id: String,
+        change: TaskChange,
+        now_ms: u64,
+    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
+        let outcome = self.with(|records, keys| {
+            let created = *keys.get(&task_id)?;
+            let record = records
+                .get_mut(&(created, task_id))
+                .filter(|r| !r.is_expired(now_ms))?;
+            let changed = record.apply(change, now_ms);
+            Some((record.clone(), changed))
+        });
+        Box::pin(std::future::ready(Ok(outcome)))
+    }
+
+    fn list(
+        &self,
+        owner: Option<String>,
+        after: Option<String>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<Result<TaskPage, TaskStoreError>> {
+        let page = self.with(|records, keys| {
+            let start = after
+                .as_ref()
+                .and_then(|id| keys.get(id).map(|created| (*created, id.clone())));
+            let visible = records
+                .iter()
+                .filter(|(key, _)| start.as_ref().is_none_or(|start| *key > start))
+                .map(|(_, record)| record)
+                .filter(|r| !r.is_expired(now_ms) && r.visible_to(owner.as_deref()));
+            let mut tasks: Vec<TaskRecord> =
+                visible.take(limit.saturating_add(1)).cloned().collect();
+            let next_after = if tasks.len() > limit {
+                tasks.truncate(limit);
+                tasks.last().map(|r| r.task_id.clone())
+            } else {
+                None
+            };
+            TaskPage { tasks, next_after }
+        });
+        Box::pin(std::future::ready(Ok(page)))
+    }
+
+    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
+        let purged = self.with(|records, keys| {
+            let before = records.len();
+            records.retain(|_, r| !r.is_expired(now_ms));
+            keys.retain(|id, created| records.contains_key(&(*created, id.clone())));
+            before - records.len()
+        });
+        Box::pin(std::future::ready(Ok(purged)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, created: u64, owner: Option<&str>) -> TaskRecord {
+        let mut record = TaskRecord::new(id.to_owned(), "tools/call", created);
+        record.owner = owner.map(str::to_owned);
+        record.ttl_ms = Some(1_000);
+        record
+    }
+
+    #[tokio::test]
+    async fn listing_pages_through_only_the_owners_unexpired_tasks() {
+        let store = InMemoryTaskStore::new();
+        for (i, owner) in [Some("me"), Some("other"), Some("me"), None, Some("me")]
+            .into_iter()
+            .enumerate()
+        {
+            let created = u64::try_from(i).unwrap() * 10;
+            store
+                .create(record(&format!("t{i}"), created, owner))
+                .await
+                .unwrap();
+        }
+        let first = store.list(Some("me".into()), None, 2, 50).await.unwrap();
+        let ids: Vec<_> = first.tasks.iter().map(|r| r.task_id.as_str()).collect();
+        assert_eq!(ids, ["t0", "t2"]);
+        let second = store
+            .list(Some("me".into()), first.next_after, 2, 50)
+            .await
+            .unwrap();
+        let ids: Vec<_> = second.tasks.iter().map(|r| r.task_id.as_str()).collect();
+        assert_eq!(ids, ["t3", "t4"]);
+        assert_eq!(second.next_after, None);
+        let later = store
+            .list(Some("me".into()), None, 10, 1_025)
+            .await
+            .unwrap();
+        let ids: Vec<_> = later.tasks.iter().map(|r| r.task_id.as_str()).collect();
+        assert_eq!(ids, ["t3", "t4"]);
+    }
+
+    #[tokio::test]
+    async fn expired_tasks_read_as_absent_and_are_purged() {
+        let store = InMemoryTaskStore::new();
+        store.create(record("t", 0, None)).await.unwrap();
+        assert!(store.get("t".into(), 999).await.unwrap().is_some());
+        assert!(store.get("t".into(), 1_000).await.unwrap().is_none());
+        let cancel = store
+            .update("t".into(), TaskChange::Cancel, 1_000)
+            .await
+            .unwrap();
+        assert!(cancel.is_none());
+        assert_eq!(store.purge_expired(1_000).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_duplicate_id_is_refused() {
+        let store = InMemoryTaskStore::new();
+        store.create(record("t", 0, None)).await.unwrap();
+        assert!(matches!(
+            store.create(record("t", 5, None)).await,
+            Err(TaskStoreError::Duplicate(_))
+        ));
+    }
+}
