@@ -90,15 +90,17 @@ fn plan(options: &Options, versions: &[String]) -> Vec<Step> {
         version: first.clone(),
         modes: vec![Mode::Server, Mode::Client, Mode::AuthServer],
     }];
+    // Older runners have no authorization-server mode; their server and
+    // client suites still run, each judged by that runner's own baseline.
     plan.extend(older.iter().map(|version| Step {
         version: version.clone(),
-        modes: vec![Mode::Server],
+        modes: vec![Mode::Server, Mode::Client],
     }));
     plan
 }
 
 /// The runner versions of `conformance/runner-version`: the pinned one
-/// first, then the older ones whose server suite `all` also runs.
+/// first, then the older ones whose server and client suites `all` also runs.
 fn pinned_runner_versions(root: &Path) -> Result<Vec<String>, String> {
     let path = root.join(RUNNER_VERSION_FILE);
     let text = std::fs::read_to_string(&path)
@@ -167,7 +169,8 @@ mod tests {
     }
 
     #[test]
-    fn all_runs_every_mode_with_the_pinned_runner_and_the_server_suite_with_older_ones() {
+    fn all_runs_every_mode_with_the_pinned_runner_and_the_server_and_client_suites_with_older_ones()
+    {
         let pinned = versions(&["0.2.0-alpha.12", "0.1.16"]);
         assert_eq!(
             plan(&options(Mode::All), &pinned),
@@ -178,7 +181,7 @@ mod tests {
                 },
                 Step {
                     version: "0.1.16".to_owned(),
-                    modes: vec![Mode::Server]
+                    modes: vec![Mode::Server, Mode::Client]
                 }
             ]
         );

@@ -232,7 +232,10 @@ async fn to_stdio(url: &str, global: &GlobalOptions) -> CliResult {
         url: url.to_owned(),
         headers: Vec::new(),
     };
-    let options = target::auto_options(&target, global)?;
+    // The tokens `login` stored for this URL, if any, authorize the bridge.
+    let authorizer = crate::auth::stored_authorizer(url, global)?
+        .map(|a| a as Arc<dyn mcpwire_http::client::Authorizer>);
+    let options = target::auto_options(&target, global, authorizer)?;
     let remote = connect_auto(url, options)
         .map_err(|error| CliError::usage(format!("cannot use {url:?}: {error}")))?;
     tokio::select! {

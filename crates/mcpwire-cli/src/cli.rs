@@ -63,6 +63,11 @@ pub(crate) struct GlobalOptions {
     /// How long a request may wait for its answer, in seconds.
     #[arg(long, global = true, value_name = "SECONDS", default_value_t = 60)]
     pub(crate) timeout: u64,
+    /// The file OAuth tokens are kept in (default: $MCPWIRE_TOKEN_FILE,
+    /// else $XDG_CONFIG_HOME/mcpwire/tokens.json, else
+    /// ~/.config/mcpwire/tokens.json).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) token_file: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -115,6 +120,49 @@ are saved to files (see --output-dir) whose paths are printed."
   mcpwire ping http://127.0.0.1:3000/mcp"
     ))]
     Ping(TargetArgs),
+    /// List, inspect, fetch the result of, or cancel the server's tasks
+    /// (protocol 2025-11-25).
+    #[command(after_help = concat_help!(
+        "Examples:
+  mcpwire tasks list http://127.0.0.1:3000/mcp
+  mcpwire tasks get http://127.0.0.1:3000/mcp 786512e2-9e0d-44bd-8f29-789f320fe840
+  mcpwire tasks result http://127.0.0.1:3000/mcp 786512e2-9e0d-44bd-8f29-789f320fe840
+  mcpwire tasks cancel http://127.0.0.1:3000/mcp 786512e2-9e0d-44bd-8f29-789f320fe840
+
+Tasks use the 2025-11-25 revision (tasks/list, tasks/get, tasks/result,
+tasks/cancel), which these commands negotiate unless --protocol-version
+names another revision (an error). Servers may keep tasks per session
+(mcpwire's servers do): a task is then visible only within the session that
+started it, and each mcpwire command opens a session of its own. Servers
+that keep tasks per user show them to every command logged in as that user
+(see `mcpwire login`)."
+    ))]
+    Tasks {
+        /// What to do.
+        #[command(subcommand)]
+        action: TasksAction,
+    },
+    /// Log in to an OAuth-protected server: run the authorization flow and
+    /// keep its tokens, which every later command for that URL then uses.
+    #[command(after_help = "Examples:
+  mcpwire login https://mcp.example.com/mcp
+  mcpwire login http://127.0.0.1:3000/mcp --token-file ./tokens.json
+  MCPWIRE_LOGIN_CAPTURE=1 mcpwire login http://127.0.0.1:3000/mcp
+
+The full authorization URL is printed on stderr; on a terminal, mcpwire
+offers to open it in the browser, and a listener on 127.0.0.1 receives the
+redirect back. --redirect-capture (or MCPWIRE_LOGIN_CAPTURE=1) instead
+fetches the URL itself and reads the code from the redirect: only for
+authorization servers that approve without asking anyone (tests, automation).
+
+Tokens are kept in --token-file, else $MCPWIRE_TOKEN_FILE, else
+$XDG_CONFIG_HOME/mcpwire/tokens.json, else ~/.config/mcpwire/tokens.json,
+a file only its owner may read (0600).")]
+    Login(LoginArgs),
+    /// Forget the stored OAuth tokens of a server.
+    #[command(after_help = "Examples:
+  mcpwire logout https://mcp.example.com/mcp")]
+    Logout(LogoutArgs),
     /// Follow the server's log messages and change notifications until Ctrl-C.
     #[command(after_help = concat_help!(
         "Examples:
@@ -173,6 +221,11 @@ pub(crate) struct CallArgs {
     /// The arguments as one JSON object (instead of KEY=VALUE).
     #[arg(long, value_name = "JSON")]
     pub(crate) args_json: Option<String>,
+    /// Run the call as a task (protocol 2025-11-25, negotiated for it):
+    /// print the task id, poll until the task is over, then print the
+    /// result; Ctrl-C cancels the task.
+    #[arg(long)]
+    pub(crate) task: bool,
     /// Where images and audio of the result are saved (default: the
     /// current directory).
     #[arg(long, value_name = "DIR")]
@@ -276,4 +329,53 @@ pub(crate) struct BridgeArgs {
     /// The stdio server to start, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub(crate) command: Vec<String>,
+}
+
+/// `tasks` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub(crate) enum TasksAction {
+    /// List the tasks the server keeps for this client.
+    List(TargetArgs),
+    /// Show one task's state.
+    Get(TaskIdArgs),
+    /// Wait for a tool-call task to end and print its result like `call`.
+    Result(TaskIdArgs),
+    /// Ask the server to cancel a task, and show its state afterwards.
+    Cancel(TaskIdArgs),
+}
+
+/// A target and a task id.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct TaskIdArgs {
+    /// [TARGET] TASK_ID
+    #[arg(value_name = "ARGS", required = true)]
+    pub(crate) words: Vec<String>,
+    /// Where images and audio of a result are saved (default: the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) output_dir: Option<PathBuf>,
+    /// The stdio server to start, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+}
+
+/// `login`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LoginArgs {
+    /// The server's URL.
+    #[arg(value_name = "URL")]
+    pub(crate) url: String,
+    /// Fetch the authorization URL without a browser and read the code from
+    /// its redirect (also MCPWIRE_LOGIN_CAPTURE=1); only for authorization
+    /// servers that approve without asking anyone.
+    #[arg(long)]
+    pub(crate) redirect_capture: bool,
+}
+
+/// `logout`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LogoutArgs {
+    /// The server's URL.
+    #[arg(value_name = "URL")]
+    pub(crate) url: String,
 }

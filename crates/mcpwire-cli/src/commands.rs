@@ -24,14 +24,15 @@ use crate::interact::Interactive;
 use crate::output::{self, line, print_json, table, to_json};
 use crate::session::{self, ProgressDisplay, log_line, parse_level};
 use crate::target::resolve;
+use crate::task_commands;
 
 /// The directory binary contents are saved to.
-fn output_dir(dir: Option<&PathBuf>) -> PathBuf {
+pub(crate) fn output_dir(dir: Option<&PathBuf>) -> PathBuf {
     dir.cloned().unwrap_or_else(|| PathBuf::from("."))
 }
 
 /// Refuses words left over after a command took what it needs.
-fn no_more_words(rest: &[String]) -> CliResult {
+pub(crate) fn no_more_words(rest: &[String]) -> CliResult {
     match rest.first() {
         None => Ok(()),
         Some(word) => Err(CliError::usage(format!("unexpected argument {word:?}"))),
@@ -287,13 +288,26 @@ pub(crate) async fn call(args: &CallArgs, global: &GlobalOptions) -> CliResult {
     };
     let dir = output_dir(args.output_dir.as_ref());
     let json_mode = global.json;
-    session::run(
+    let task_global;
+    let global = if args.task {
+        task_global = task_commands::with_tasks_revision(global)?;
+        &task_global
+    } else {
+        global
+    };
+    session::run_with_interrupt(
         &target,
         global,
         LoggingLevel::Info,
         true,
+        args.task,
         |client, _transport| async move {
-            let tools = client.list_all_tools().await?;
+            // With --task the body watches Ctrl-C itself (to cancel the
+            // task); until the task exists, Ctrl-C just stops.
+            let tools = tokio::select! {
+                tools = client.list_all_tools() => tools?,
+                _ = tokio::signal::ctrl_c(), if args.task => return Err(CliError::Interrupted),
+            };
             let Some(listed) = tools.iter().find(|t| &t.name == tool) else {
                 let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
                 return Err(CliError::usage(format!(
@@ -303,6 +317,10 @@ pub(crate) async fn call(args: &CallArgs, global: &GlobalOptions) -> CliResult {
             };
             let schema = to_json(&listed.input_schema);
             let arguments = arguments::build(Some(&schema), words, args.args_json.as_deref())?;
+            if args.task {
+                return task_commands::call_as_task(&client, tool, arguments, &dir, json_mode)
+                    .await;
+            }
             let outcome = call_rendered(&client, tool, arguments, &dir).await?;
             print_call(&outcome, tool, json_mode)
         },
@@ -399,8 +417,20 @@ pub(crate) async fn call_rendered(
             other => break other?,
         }
     };
+    render_result(&result, dir)
+}
+
+/// Renders a tool's result, saving binary content into `dir`.
+///
+/// # Errors
+///
+/// When a binary block cannot be saved.
+pub(crate) fn render_result(
+    result: &mcpwire_types::CallToolResult,
+    dir: &std::path::Path,
+) -> CliResult<CallOutcome> {
     let failed = result.is_error == Some(true);
-    let mut value = to_json(&result);
+    let mut value = to_json(result);
     let mut blocks = value
         .get_mut("content")
         .and_then(Value::as_array_mut)

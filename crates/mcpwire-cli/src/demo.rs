@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mcpwire_server::tasks::TaskOptions;
 use mcpwire_server::{BuildError, Context, HandlerError, Server};
 use mcpwire_types::{
     CallToolResult, ContentBlock, CreateMessageRequestParams, ElicitRequestParams, GetPromptResult,
     LoggingLevel, Prompt, PromptArgument, PromptMessage, ReadResourceResult, RequestedSchema,
-    Resource, ResourceContents, ResourceTemplate, Tool,
+    Resource, ResourceContents, ResourceTemplate, TaskSupport, Tool, ToolExecution,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -114,11 +115,16 @@ pub(crate) fn server() -> Result<Server, BuildError> {
         "Deletes a note by id (an error when there is none).",
         json!({"type": "object", "properties": {"id": {"type": "integer", "minimum": 0}}, "required": ["id"]}),
     );
-    let countdown = tool(
+    let mut countdown = tool(
         "countdown",
         "Counts down one second at a time, reporting progress.",
         json!({"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 0, "maximum": 600}}, "required": ["seconds"]}),
     );
+    // The countdown may run as a task (2025-11-25), for `call --task`.
+    countdown.execution = Some(ToolExecution {
+        task_support: Some(TaskSupport::Optional),
+        ..ToolExecution::default()
+    });
     let ask = tool(
         "ask_name",
         "Asks the user for their name (elicitation) and greets them.",
@@ -158,6 +164,7 @@ pub(crate) fn server() -> Result<Server, BuildError> {
         notes,
     );
     Server::builder("mcpwire-demo", env!("CARGO_PKG_VERSION"))
+        .tasks(TaskOptions::new())
         .instructions("A demo notes server. Add notes with add_note, find them with search_notes.")
         .typed_tool(add, move |ctx: Context, args: AddNote| {
             let notes = n1.clone();

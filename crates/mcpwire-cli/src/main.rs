@@ -2,6 +2,19 @@
 //! of the mcpwire crates: inspect a server, call its tools, read its
 //! resources, get its prompts, follow its logs, and bridge stdio and HTTP.
 //!
+//! Tasks (2025-11-25, negotiated for them): `call TOOL --task` starts the
+//! call as a task, prints its id, polls it to its end and prints the result
+//! (Ctrl-C cancels it); `tasks list|get|result|cancel` work on the tasks a
+//! server keeps for this client.
+//!
+//! OAuth: `login URL` runs the authorization flow (a loopback redirect and
+//! the browser, or `--redirect-capture` / `MCPWIRE_LOGIN_CAPTURE=1` for
+//! servers that approve without a user) and keeps the tokens in a 0600 file
+//! (`--token-file`, else `$MCPWIRE_TOKEN_FILE`, else
+//! `$XDG_CONFIG_HOME/mcpwire/tokens.json` or `~/.config/mcpwire/tokens.json`);
+//! every later command for that URL sends them, refreshing as needed;
+//! `logout URL` forgets them.
+//!
 //! Exit codes: 0 success, 1 a tool reported an error (`isError`), 2 usage
 //! error, 3 connection or protocol error, 130 interrupted (Ctrl-C).
 
@@ -10,6 +23,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser};
 
 mod arguments;
+mod auth;
 mod bridge;
 mod cli;
 mod commands;
@@ -21,6 +35,7 @@ mod output;
 mod relay;
 mod session;
 mod target;
+mod task_commands;
 
 use cli::{Cli, Command};
 use error::{CliError, CliResult};
@@ -36,6 +51,9 @@ async fn run(cli: Cli) -> CliResult {
         Command::Complete(args) => commands::complete(args, global).await,
         Command::Ping(args) => commands::ping(args, global).await,
         Command::Logs(args) => commands::logs(args, global).await,
+        Command::Login(args) => auth::login(args, global).await,
+        Command::Logout(args) => auth::logout(args, global),
+        Command::Tasks { action } => task_commands::tasks(action, global).await,
         Command::Bridge(args) => bridge::bridge(args, global).await,
         Command::Demo => demo::demo(global).await,
         Command::ServeDemo => demo::serve_demo().await,

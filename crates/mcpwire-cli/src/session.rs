@@ -74,6 +74,28 @@ where
     F: FnOnce(Client, &'static str) -> Fut,
     Fut: Future<Output = CliResult<T>>,
 {
+    run_with_interrupt(target, global, log_level, show_logs, false, body).await
+}
+
+/// As [`run`]; when `body_handles_interrupt`, Ctrl-C during `body` is left
+/// to `body` (which must watch for it itself), so that it can finish what
+/// it started, e.g. cancel a task, before it returns.
+///
+/// # Errors
+///
+/// As [`run`].
+pub(crate) async fn run_with_interrupt<F, Fut, T>(
+    target: &Target,
+    global: &GlobalOptions,
+    log_level: LoggingLevel,
+    show_logs: bool,
+    body_handles_interrupt: bool,
+    body: F,
+) -> CliResult<T>
+where
+    F: FnOnce(Client, &'static str) -> Fut,
+    Fut: Future<Output = CliResult<T>>,
+{
     let connecting = target::connect(target, global, Interactive::new(), log_level);
     let connection = tokio::select! {
         connection = connecting => connection?,
@@ -87,9 +109,14 @@ where
     {
         eprintln!("warning: could not set the log level: {error}");
     }
-    let outcome = tokio::select! {
-        outcome = body(client, connection.transport()) => outcome,
-        _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),
+    let running = body(client, connection.transport());
+    let outcome = if body_handles_interrupt {
+        running.await
+    } else {
+        tokio::select! {
+            outcome = running => outcome,
+            _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),
+        }
     };
     if matches!(outcome, Err(CliError::Interrupted)) {
         // Dropping `body` queued `notifications/cancelled` for its call; the

@@ -3,14 +3,18 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
-use mcpwire_client::{Client, ClientConfig, ClientHandler, Timeouts};
+use mcpwire_auth::client::OAuthAuthorizer;
+use mcpwire_client::{Client, ClientConfig, ClientHandler, ConnectError, Timeouts};
+use mcpwire_http::client::{Authorizer, ClientOptions};
 use mcpwire_http_legacy::auto::{AutoOptions, Choice, TransportKind, connect_auto};
 use mcpwire_stdio::{ChildProcess, StderrMode, StdioClient};
 use mcpwire_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
 
+use crate::auth::{self, AuthWatch};
 use crate::cli::GlobalOptions;
 use crate::config;
 use crate::error::{CliError, CliResult};
@@ -175,8 +179,19 @@ fn parse_header(text: &str) -> CliResult<(String, String)> {
 /// # Errors
 ///
 /// A usage error for a malformed header.
-pub(crate) fn auto_options(target: &Target, global: &GlobalOptions) -> CliResult<AutoOptions> {
-    let mut options = AutoOptions::new();
+pub(crate) fn auto_options(
+    target: &Target,
+    global: &GlobalOptions,
+    authorizer: Option<Arc<dyn Authorizer>>,
+) -> CliResult<AutoOptions> {
+    // OAuth applies to Streamable HTTP; the legacy transport (2024-11-05
+    // servers) gets the headers only.
+    let mut options = match authorizer {
+        Some(authorizer) => {
+            AutoOptions::new().streamable(ClientOptions::default().authorizer(authorizer))
+        }
+        None => AutoOptions::new(),
+    };
     let configured = match target {
         Target::Url { headers, .. } => headers.clone(),
         Target::Command { .. } => Vec::new(),
@@ -193,7 +208,22 @@ pub(crate) fn auto_options(target: &Target, global: &GlobalOptions) -> CliResult
     Ok(options)
 }
 
-/// Connects to `target`, answering server requests with `handler`.
+/// The failure to connect to `url`, with a hint to log in when the server
+/// asked for authorization and no usable token was at hand.
+fn connect_error(url: &str, error: &ConnectError, watch: &AuthWatch) -> CliError {
+    match watch.refusal() {
+        Some(why) if why.is_empty() => CliError::connection(format!(
+            "{url}: the server requires authorization ({error}): run `mcpwire login {url}` first"
+        )),
+        Some(why) => CliError::connection(format!(
+            "{url}: the server requires authorization and none could be obtained: {why}"
+        )),
+        None => CliError::connection(format!("{url}: {error}")),
+    }
+}
+
+/// Connects to `target`, answering server requests with `handler`; a URL
+/// target uses the OAuth tokens stored for it by `login`, if any.
 ///
 /// # Errors
 ///
@@ -205,18 +235,39 @@ pub(crate) async fn connect(
     handler: impl ClientHandler,
     log_level: LoggingLevel,
 ) -> CliResult<Connection> {
+    let authorizer = match target {
+        Target::Url { url, .. } => auth::stored_authorizer(url, global)?,
+        Target::Command { .. } => None,
+    };
+    connect_with(target, global, handler, log_level, authorizer).await
+}
+
+/// As [`connect`], with `authorizer` (instead of the stored tokens) for a
+/// URL target.
+///
+/// # Errors
+///
+/// As [`connect`].
+pub(crate) async fn connect_with(
+    target: &Target,
+    global: &GlobalOptions,
+    handler: impl ClientHandler,
+    log_level: LoggingLevel,
+    authorizer: Option<Arc<OAuthAuthorizer>>,
+) -> CliResult<Connection> {
     let config = client_config(global, log_level)?;
     let builder = Client::builder(config).handler(handler);
     match target {
         Target::Url { url, .. } => {
-            let options = auto_options(target, global)?;
+            let watch = Arc::new(AuthWatch::new(authorizer));
+            let options = auto_options(target, global, Some(watch.clone()))?;
             let transport = connect_auto(url, options)
                 .map_err(|error| CliError::usage(format!("cannot use {url:?}: {error}")))?;
             let choice = transport.choice();
             let client = builder
                 .connect(transport)
                 .await
-                .map_err(|error| CliError::connection(format!("{url}: {error}")))?;
+                .map_err(|error| connect_error(url, &error, &watch))?;
             Ok(Connection {
                 client,
                 child: None,

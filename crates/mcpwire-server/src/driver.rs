@@ -350,9 +350,12 @@ impl Driver {
         let server = self.server.clone();
         let commands = self.commands.clone();
         let task_id = id.clone();
+        let transport = self.transport_contexts.remove(&id);
         let task = tokio::spawn(
             async move {
-                let result = server.serve_extension(request, context.version).await;
+                let result = server
+                    .serve_extension(request, context.version, transport.as_deref())
+                    .await;
                 let _ = commands
                     .send(Command::RespondRaw {
                         id: task_id,

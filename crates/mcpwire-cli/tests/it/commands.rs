@@ -14,7 +14,7 @@ fn inspect_shows_identity_revision_capabilities_and_every_list() {
     for expected in [
         "Server:       mcpwire-demo",
         "Protocol:     2026-07-28 over stdio",
-        "Capabilities: completions, logging",
+        "Capabilities: completions, extensions (io.modelcontextprotocol/tasks), logging",
         "Instructions: A demo notes server",
         "add_note      (body: string*, title: string*) -> (id: integer*)",
         "notes://all",

@@ -14,4 +14,6 @@ mod commands;
 mod external;
 mod http;
 mod interaction;
+mod login;
 mod support;
+mod tasks;

@@ -222,13 +222,28 @@ impl StreamableHttpClient {
     }
 }
 
+/// The longest the client waits, after `notifications/initialized`, for
+/// the server to answer the GET of its standalone stream.
+const GET_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl HttpSender {
-    /// Opens the standalone GET stream if it is wanted and not open yet.
-    fn open_get_stream(&self) {
+    /// Opens the standalone GET stream if it is wanted and not open yet,
+    /// and waits (at most [`GET_STREAM_WAIT`]) until the server answered the
+    /// GET. A server may send requests and notifications that belong to no
+    /// request on that stream as soon as the session is initialized, and
+    /// may drop them while no stream is open; waiting here, before the next
+    /// request goes out, keeps a server's question asked during our next
+    /// call from being lost when the GET would otherwise lose the race.
+    async fn open_get_stream(&self) {
         if let Some(generation) = self.shared.claim_get_stream() {
             let shared = Arc::clone(&self.shared);
+            let (answered, opened) = tokio::sync::oneshot::channel();
             self.shared
-                .spawn(&[], stream::run_standalone(shared, generation));
+                .spawn(&[], stream::run_standalone(shared, generation, answered));
+            let wait = GET_STREAM_WAIT.min(self.shared.options.connect_timeout);
+            if tokio::time::timeout(wait, opened).await.is_err() {
+                tracing::debug!("the standalone SSE stream is slow to open; going on without it");
+            }
         }
     }
 }
@@ -264,7 +279,7 @@ impl TransportSender for HttpSender {
             Err(_) => Ok(()),
         };
         if result.is_ok() && outgoing.is_initialized_notification() {
-            self.open_get_stream();
+            self.open_get_stream().await;
         }
         result
     }

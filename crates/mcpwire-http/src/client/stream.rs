@@ -116,7 +116,15 @@ pub(crate) async fn follow_post_stream(shared: &Arc<Shared>, plan: &PostPlan, bo
 /// server closes it, until the session changes, the client closes, the
 /// server says it offers no stream (any 4xx, typically 405), or the
 /// reconnection policy gives up.
-pub(crate) async fn run_standalone(shared: Arc<Shared>, generation: u64) {
+///
+/// `answered` fires once the first GET got its answer (or failed), so that
+/// the sender can wait for the stream before sending on.
+pub(crate) async fn run_standalone(
+    shared: Arc<Shared>,
+    generation: u64,
+    answered: tokio::sync::oneshot::Sender<()>,
+) {
+    let mut answered = Some(answered);
     let policy = shared.options.reconnect;
     let mut decoder = Decoder::with_max_event_size(shared.options.max_event_size);
     let mut failures = 0u32;
@@ -133,7 +141,12 @@ pub(crate) async fn run_standalone(shared: Arc<Shared>, generation: u64) {
         let Some(inbound) = shared.inbound_sender() else {
             return;
         };
-        match open_stream(&shared, last_event_id).await {
+        let opened = open_stream(&shared, last_event_id).await;
+        if let Some(answered) = answered.take() {
+            // The sender may have stopped waiting: nothing to tell then.
+            let _ = answered.send(());
+        }
+        match opened {
             Opened::Stream(stream) => {
                 match read_stream(&shared, &inbound, &mut decoder, stream, None).await {
                     Read::Closed => return,

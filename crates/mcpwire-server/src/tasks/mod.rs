@@ -16,6 +16,13 @@
 //!   synchronously (`input_required`), so a multi round-trip exchange can
 //!   come before the task.
 //!
+//! Binding (TASK-47, TASK-48): when [`TaskOptions::requestor`] names the
+//! authorization context of a request (the subject of a validated bearer
+//! token, say), its tasks are bound to that requestor in both eras, across
+//! sessions and instances. Without one, 2025-11-25 tasks are bound to their
+//! session and 2026-07-28 tasks to nobody: their 128-bit random id is then
+//! the only capability, and short TTLs are advisable.
+//!
 //! Records live in a [`TaskStore`] (in memory by default), so that another
 //! instance sharing the store can answer for a task; the handler itself
 //! runs in the instance that accepted the call, in a tokio task of its own,
@@ -27,6 +34,7 @@ mod serve;
 mod start;
 mod store;
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -47,7 +55,12 @@ pub struct TaskOptions {
     default_ttl: Duration,
     max_ttl: Duration,
     poll_interval: Duration,
+    requestor: Option<Arc<Requestor>>,
 }
+
+/// Names the requestor of a request from what its transport learned (see
+/// [`TaskOptions::requestor`]).
+pub type Requestor = dyn Fn(Option<&(dyn Any + Send + Sync)>) -> Option<String> + Send + Sync;
 
 impl std::fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -74,7 +87,24 @@ impl TaskOptions {
             default_ttl: Duration::from_secs(3600),
             max_ttl: Duration::from_secs(86_400),
             poll_interval: Duration::from_millis(500),
+            requestor: None,
         }
+    }
+
+    /// Binds tasks to their requestor (TASK-47): `requestor` reads the
+    /// transport's context of a request (what [`Context::transport_context`]
+    /// returns, e.g. the identity an authentication layer validated) and
+    /// names who asked, or `None` when it cannot tell. A task created by a
+    /// named requestor is seen, listed, answered and cancelled only by
+    /// requests of the same requestor, from any session or instance.
+    ///
+    /// [`Context::transport_context`]: crate::Context::transport_context
+    pub fn requestor(
+        mut self,
+        requestor: impl Fn(Option<&(dyn Any + Send + Sync)>) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.requestor = Some(Arc::new(requestor));
+        self
     }
 
     /// Keeps records in `store` (share one between instances).
@@ -129,6 +159,26 @@ pub(crate) struct Tasks {
 }
 
 impl Tasks {
+    /// Who a task created or looked up by a request belongs to: its named
+    /// requestor; else, when `session` is given (2025-11-25), that session;
+    /// else nobody (TASK-47, TASK-48). The prefixes keep the two namespaces apart.
+    pub(crate) fn owner_for(
+        &self,
+        transport: Option<&(dyn Any + Send + Sync)>,
+        session: Option<&str>,
+    ) -> Option<String> {
+        let named = self
+            .options
+            .requestor
+            .as_ref()
+            .and_then(|name| name(transport));
+        match (named, session) {
+            (Some(requestor), _) => Some(format!("requestor:{requestor}")),
+            (None, Some(session)) => Some(format!("session:{session}")),
+            (None, None) => None,
+        }
+    }
+
     pub(crate) fn new(options: TaskOptions) -> Self {
         Self {
             options,

@@ -29,7 +29,8 @@ impl Server {
         let Some(tasks) = self.inner.tasks.as_deref() else {
             return Err(ErrorObject::method_not_found(request.method()));
         };
-        let owner = Some(ctx.scope());
+        let owner = tasks.owner_for(ctx.transport_context(), Some(ctx.scope()));
+        let owner = owner.as_deref();
         match request {
             ClientRequest::GetTask(params) => {
                 let record = tasks.visible(&params.task_id, owner).await?;
@@ -73,20 +74,25 @@ impl Server {
         &self,
         call: ExtensionCall,
         version: ProtocolVersion,
+        transport: Option<&(dyn std::any::Any + Send + Sync)>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let Some(tasks) = self.inner.tasks.as_deref() else {
             return Err(ErrorObject::method_not_found(&call.method));
         };
+        // Stateless requests have no session: a task is bound to its named
+        // requestor or to nobody (TASK-47, TASK-48).
+        let owner = tasks.owner_for(transport, None);
+        let owner = owner.as_deref();
         let ack = || encode(&TaskAck::default());
         match call.method.as_str() {
             "tasks/get" => {
                 let params: GetTaskRequestParams = read_params(&call)?;
-                let record = tasks.visible(&params.task_id, None).await?;
+                let record = tasks.visible(&params.task_id, owner).await?;
                 encode(&detailed(&record, version)?)
             }
             "tasks/update" => {
                 let params: UpdateTaskRequestParams = read_params(&call)?;
-                tasks.visible(&params.task_id, None).await?;
+                tasks.visible(&params.task_id, owner).await?;
                 // Answers for unknown or already-answered keys are ignored;
                 // the acknowledgement is the same either way.
                 let change = TaskChange::Answer(params.input_responses);
@@ -95,7 +101,7 @@ impl Server {
             }
             "tasks/cancel" => {
                 let params: GetTaskRequestParams = read_params(&call)?;
-                tasks.visible(&params.task_id, None).await?;
+                tasks.visible(&params.task_id, owner).await?;
                 // Cancelling a finished task is acknowledged alike (SEP-2663).
                 tasks.cancel(&params.task_id).await?;
                 ack()

@@ -101,7 +101,7 @@ impl Server {
         ctx: Context,
     ) -> Result<CreateTaskResult, ErrorObject> {
         params.task = None;
-        let owner = Some(ctx.scope().to_owned());
+        let owner = tasks.owner_for(ctx.transport_context(), Some(ctx.scope()));
         let record = tasks.create_record(owner, metadata.ttl).await?;
         let task_id = record.task_id.clone();
         let (cancel, cancellation) = CancelHandle::new();
@@ -203,9 +203,11 @@ impl Server {
         arguments: Arguments,
         ctx: Context,
     ) -> Result<CreatedTask, ErrorObject> {
-        // No authorization context reaches a stateless request here, so the
-        // task is bound to nobody: its random id is the capability (TASK-48).
-        let record = tasks.create_record(None, None).await?;
+        // A stateless request has no session: the task is bound to its named
+        // requestor, or to nobody, its random id then being the capability
+        // (TASK-47, TASK-48).
+        let owner = tasks.owner_for(ctx.transport_context(), None);
+        let record = tasks.create_record(owner, None).await?;
         let task_id = record.task_id.clone();
         tasks.register(&task_id, cancel);
         let worker_tasks = Arc::clone(tasks);

@@ -16,7 +16,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use mcpwire_jsonrpc::memory::{self, MemoryTransport};
-use mcpwire_jsonrpc::{Inbound, Packet};
+use mcpwire_jsonrpc::{Inbound, Packet, RequestId, Transport, TransportContext, TransportReceiver};
 use mcpwire_server::{ServeError, Server};
 use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
@@ -81,6 +81,63 @@ pub(crate) fn serve(server: &Server) -> (RawPeer, JoinHandle<Result<(), ServeErr
     let server = server.clone();
     let task = tokio::spawn(async move { server.serve(server_end).await });
     (RawPeer::new(peer_end), task)
+}
+
+/// Serves `server` on a memory pair whose server end gives every request
+/// the transport context `label`, as an authentication layer gives the
+/// identity it validated; the peer gets the other end.
+pub(crate) fn serve_as(
+    server: &Server,
+    label: &str,
+) -> (RawPeer, JoinHandle<Result<(), ServeError>>) {
+    let (peer_end, server_end) = memory::pair(CAPACITY);
+    let labeled = Labeled {
+        inner: server_end,
+        label: label.to_owned(),
+    };
+    let server = server.clone();
+    let task = tokio::spawn(async move { server.serve(labeled).await });
+    (RawPeer::new(peer_end), task)
+}
+
+/// A memory transport whose requests all carry one label as their context.
+struct Labeled {
+    inner: MemoryTransport,
+    label: String,
+}
+
+struct LabeledReceiver {
+    inner: memory::MemoryReceiver,
+    label: String,
+}
+
+impl Transport for Labeled {
+    type Error = memory::MemoryError;
+    type Sender = memory::MemorySender;
+    type Receiver = LabeledReceiver;
+
+    fn split(self) -> (memory::MemorySender, LabeledReceiver) {
+        let (sender, inner) = self.inner.split();
+        (
+            sender,
+            LabeledReceiver {
+                inner,
+                label: self.label,
+            },
+        )
+    }
+}
+
+impl TransportReceiver for LabeledReceiver {
+    type Error = memory::MemoryError;
+
+    async fn recv(&mut self) -> Option<Result<Inbound, memory::MemoryError>> {
+        self.inner.recv().await
+    }
+
+    fn request_context(&mut self, _id: &RequestId) -> Option<TransportContext> {
+        Some(std::sync::Arc::new(self.label.clone()))
+    }
 }
 
 /// What a request brought back: the messages before its answer, and the answer.
