@@ -56,8 +56,22 @@ const BENCHMARKS: &[Benchmark] = &[
     },
     Benchmark {
         name: "scale",
-        about: "10,000 idle sessions and 1,000 GET streams: memory each, and call latency beside them",
-        runners: &[Runner::Suite(&["scale"])],
+        about: "10,000 idle sessions and 1,000 GET streams: memory each, and call latency beside them; then tools/call on Redis-backed instances behind a proxy",
+        runners: &[
+            Runner::Suite(&["scale"]),
+            Runner::Cargo(&[
+                "test",
+                "-p",
+                "mcpwire-redis",
+                "--release",
+                "--test",
+                "bench",
+                "--",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ]),
+        ],
     },
     Benchmark {
         name: "profile",
@@ -73,6 +87,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let (names, options) = split_options(args);
     let selected = select(&names)?;
     let root = workspace_root();
+    if selected.iter().any(|benchmark| benchmark.name == "scale") {
+        // The scale-out part starts its own redis-server.
+        crate::redis::ensure_installed()?;
+    }
     let mut suite_parts: Vec<&'static str> = Vec::new();
     for runner in selected.iter().flat_map(|benchmark| benchmark.runners) {
         match runner {
@@ -175,6 +193,16 @@ mod tests {
                 Runner::Suite(["codec"])
             ]
         ));
+    }
+
+    #[test]
+    fn scale_runs_the_load_suite_then_the_redis_scale_out_measurement() {
+        let selected = select(&strings(&["scale"])).unwrap();
+        let [Runner::Suite(["scale"]), Runner::Cargo(cargo_args)] = selected[0].runners else {
+            panic!("unexpected runners {:?}", selected[0].runners);
+        };
+        assert!(cargo_args.contains(&"mcpwire-redis"), "{cargo_args:?}");
+        assert!(cargo_args.contains(&"--ignored"), "{cargo_args:?}");
     }
 
     #[test]

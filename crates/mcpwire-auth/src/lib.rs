@@ -11,6 +11,13 @@
 pub mod metadata;
 pub mod pkce;
 
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future, as the object-safe traits of this crate
+/// (fetchers, verifiers, stores) return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 #[cfg(feature = "authorization-server")]
 pub mod authorization_server;
 #[cfg(feature = "client")]

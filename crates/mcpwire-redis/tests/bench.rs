@@ -2,7 +2,8 @@
 //! `cargo test -p mcpwire-redis --release --test bench -- --ignored
 //! --nocapture`): through the round-robin proxy with one and with three
 //! Redis-backed instances, and on one instance reached directly with the
-//! in-memory stores and with the Redis stores. Prints one line per setup.
+//! in-memory stores and with the Redis stores. Prints a markdown table, one
+//! row per setup; `cargo xtask bench scale` runs it after the load suite.
 
 #![allow(
     clippy::unwrap_used,
@@ -91,7 +92,7 @@ async fn measure(label: &str, url: &str) {
         latencies[index].as_secs_f64() * 1000.0
     };
     println!(
-        "{label:<40} {:>8.0} calls/s  p50 {:>6.2} ms  p99 {:>6.2} ms  ({} calls, {CLIENTS} clients)",
+        "| {label} | {:.0} | {:.2} | {:.2} | {} |",
         latencies.len() as f64 / elapsed,
         at(0.5),
         at(0.99),
@@ -103,6 +104,9 @@ async fn measure(label: &str, url: &str) {
 #[ignore = "a measurement, not a check: run it with --ignored --nocapture"]
 async fn tools_call_throughput_and_p99_by_deployment() {
     let redis = RedisServer::start();
+    println!("\n### Scale-out on Redis ({CLIENTS} clients, trivial tool, 2025-11-25)\n");
+    println!("| setup | calls/s | p50 ms | p99 ms | calls |");
+    println!("|---|---:|---:|---:|---:|");
     let http = Config::default();
     let server = echo_server();
 

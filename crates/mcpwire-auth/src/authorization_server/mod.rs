@@ -26,7 +26,7 @@
 //!   `client_secret_post`;
 //! - dynamic client registration (RFC 7591) at `/register`;
 //! - client ID metadata documents: an `https` URL as `client_id` is fetched
-//!   with the [`HttpFetch`] given to the builder (loopback `http` only in
+//!   with the [`DocumentFetch`] given to the builder (loopback `http` only in
 //!   test mode, [`AuthorizationServerBuilder::allow_loopback_metadata_documents`]);
 //! - RFC 9068 JWT access tokens signed with ES256 by a key it generates,
 //!   rotated with [`AuthorizationServer::rotate_keys`], published at `/jwks`.
@@ -49,4 +49,4 @@ pub use keys::KeyError;
 pub use state::{AuthorizationServer, AuthorizationServerBuilder, Grant};
 
 #[cfg(doc)]
-use crate::resource::HttpFetch;
+use crate::resource::DocumentFetch;

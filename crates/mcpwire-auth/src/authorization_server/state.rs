@@ -12,7 +12,7 @@ use super::clients::{self, Client};
 use super::consent::{AutoApprove, Consent};
 use super::keys::{KeyError, KeyRing, random_token};
 use crate::metadata::AuthorizationServerMetadata;
-use crate::resource::{BoxFuture, FetchError, HttpFetch, KeySource};
+use crate::resource::{BoxFuture, DocumentFetch, FetchError, KeySource};
 
 /// How long a fetched client ID metadata document is trusted.
 const METADATA_DOCUMENT_TTL: Duration = Duration::from_secs(300);
@@ -98,7 +98,7 @@ pub(crate) struct Settings {
 pub(crate) struct Inner {
     pub(crate) settings: Settings,
     pub(crate) consent: Arc<dyn Consent>,
-    pub(crate) fetch: Option<Arc<dyn HttpFetch>>,
+    pub(crate) fetch: Option<Arc<dyn DocumentFetch>>,
     keys: Mutex<KeyRing>,
     tables: Mutex<Tables>,
 }
@@ -122,7 +122,7 @@ impl std::fmt::Debug for AuthorizationServer {
 pub struct AuthorizationServerBuilder {
     settings: Settings,
     consent: Arc<dyn Consent>,
-    fetch: Option<Arc<dyn HttpFetch>>,
+    fetch: Option<Arc<dyn DocumentFetch>>,
     clients: Vec<Client>,
     keep_keys: usize,
 }
@@ -154,7 +154,7 @@ impl AuthorizationServerBuilder {
     /// Fetches client ID metadata documents with `fetch`; without it the
     /// server supports registered clients only.
     #[must_use]
-    pub fn metadata_documents(mut self, fetch: Arc<dyn HttpFetch>) -> Self {
+    pub fn metadata_documents(mut self, fetch: Arc<dyn DocumentFetch>) -> Self {
         self.fetch = Some(fetch);
         self
     }

@@ -7,8 +7,6 @@
 //! within the same origin, a few times at most.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,8 +22,8 @@ use url::Url;
 
 use super::error::Error;
 
-/// A boxed, sendable future, as the object-safe traits of this module return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// The crate's boxed future, re-exported where this module's traits use it.
+pub use crate::BoxFuture;
 
 /// The largest body the client reads from an authorization server or
 /// metadata endpoint.

@@ -27,7 +27,7 @@ impl FetchError {
 ///
 /// Implementations answer the body of a 2xx response and an error for
 /// anything else, and bound the size and the time they spend.
-pub trait HttpFetch: Send + Sync + 'static {
+pub trait DocumentFetch: Send + Sync + 'static {
     /// The body at `url`.
     fn get<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<Bytes, FetchError>>;
 }

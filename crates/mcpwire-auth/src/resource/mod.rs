@@ -18,8 +18,8 @@
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use mcpwire_auth::metadata::ProtectedResourceMetadata;
-//! # use mcpwire_auth::resource::{BearerAuthLayer, HttpFetch, JwksUri, JwtVerifier};
-//! # fn build(fetch: Arc<dyn HttpFetch>) -> Result<(), Box<dyn std::error::Error>> {
+//! # use mcpwire_auth::resource::{BearerAuthLayer, DocumentFetch, JwksUri, JwtVerifier};
+//! # fn build(fetch: Arc<dyn DocumentFetch>) -> Result<(), Box<dyn std::error::Error>> {
 //! let metadata = ProtectedResourceMetadata::new("https://mcp.example.com/mcp", "https://as.example.com");
 //! let keys = JwksUri::new("https://as.example.com/jwks", fetch);
 //! let verifier = JwtVerifier::new(Arc::new(keys)).issuer("https://as.example.com");
@@ -36,7 +36,7 @@ mod identity;
 mod layer;
 mod verify;
 
-pub use fetch::{FetchError, HttpFetch};
+pub use fetch::{DocumentFetch, FetchError};
 pub use identity::AuthContext;
 pub use layer::{BearerAuth, BearerAuthLayer, BearerBody, ResourceUrlError};
 pub use verify::{BoxFuture, JwksUri, JwtVerifier, KeySource, TokenVerifier, VerifyError};

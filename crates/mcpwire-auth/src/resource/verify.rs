@@ -1,8 +1,6 @@
 //! Token verifiers: the trait the bearer layer asks, and its JWT
 //! implementation over a JSON Web Key Set that is cached and refreshed.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -10,11 +8,11 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use super::fetch::{FetchError, HttpFetch};
+use super::fetch::{DocumentFetch, FetchError};
 use super::identity::AuthContext;
 
-/// A boxed future, as the object-safe traits of this module return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// The crate's boxed future, re-exported where this module's traits use it.
+pub use crate::BoxFuture;
 
 /// Why a presented token was refused. Every variant is answered with 401
 /// `invalid_token`; the message goes to `error_description`.
@@ -55,7 +53,7 @@ pub trait KeySource: Send + Sync + 'static {
 /// A key set at a `jwks_uri`, fetched over HTTP.
 pub struct JwksUri {
     url: String,
-    fetch: Arc<dyn HttpFetch>,
+    fetch: Arc<dyn DocumentFetch>,
 }
 
 impl std::fmt::Debug for JwksUri {
@@ -68,7 +66,7 @@ impl std::fmt::Debug for JwksUri {
 
 impl JwksUri {
     /// The key set at `url`, fetched with `fetch`.
-    pub fn new(url: impl Into<String>, fetch: Arc<dyn HttpFetch>) -> Self {
+    pub fn new(url: impl Into<String>, fetch: Arc<dyn DocumentFetch>) -> Self {
         Self {
             url: url.into(),
             fetch,

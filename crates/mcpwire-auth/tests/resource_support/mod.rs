@@ -18,7 +18,7 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcpwire_auth::resource::{BoxFuture, FetchError, HttpFetch};
+use mcpwire_auth::resource::{BoxFuture, DocumentFetch, FetchError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tower::Service;
@@ -121,7 +121,7 @@ pub(crate) async fn send(method: &str, url: &str, headers: &[(&str, &str)], body
 /// GETs documents with [`send`] (a JWKS, a client metadata document).
 pub(crate) struct PlainFetch;
 
-impl HttpFetch for PlainFetch {
+impl DocumentFetch for PlainFetch {
     fn get<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<Bytes, FetchError>> {
         Box::pin(async move {
             let answer = send("GET", url, &[], "").await;
