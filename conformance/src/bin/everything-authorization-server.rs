@@ -19,7 +19,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use mcpwire_auth::authorization_server::{AuthorizationServer, Client};
-use mcpwire_auth::resource::{BoxFuture, FetchError, HttpFetch};
+use mcpwire_auth::resource::{BoxFuture, DocumentFetch, FetchError};
 use mcpwire_http::client::{ClientOptions, HttpClient, parse_url};
 
 /// The public client registered for the runner.
@@ -40,9 +40,9 @@ only) on ADDRESS and prints its issuer URL on stdout. The public client
 ";
 
 /// Client metadata documents fetched with mcpwire-http's client.
-struct DocumentFetch;
+struct HttpClientFetch;
 
-impl HttpFetch for DocumentFetch {
+impl DocumentFetch for HttpClientFetch {
     fn get<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<Bytes, FetchError>> {
         Box::pin(async move {
             let failed = |error: &dyn std::fmt::Display| FetchError::new(format!("{url}: {error}"));
@@ -93,7 +93,7 @@ async fn run(address: SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
             CLIENT_ID,
             vec!["http://127.0.0.1/callback".to_owned()],
         ))
-        .metadata_documents(Arc::new(DocumentFetch))
+        .metadata_documents(Arc::new(HttpClientFetch))
         .allow_loopback_metadata_documents(true)
         .build()?;
     {

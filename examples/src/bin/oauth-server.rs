@@ -75,7 +75,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .scopes_supported([SCOPE])
         .build()?;
     // The resource server reads the keys straight from the embedded server;
-    // with a real one, use `JwksUri` and an `HttpFetch` instead.
+    // with a real one, use `JwksUri` and a `DocumentFetch` instead.
     let verifier = JwtVerifier::new(Arc::new(authorization_server.clone())).issuer(issuer.as_str());
     let mut metadata = ProtectedResourceMetadata::new(resource.as_str(), issuer.as_str());
     metadata.scopes_supported = Some(vec![SCOPE.to_owned()]);
