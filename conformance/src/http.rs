@@ -83,9 +83,27 @@ pub async fn serve<F>(server: Server, address: SocketAddr, announce: F) -> Resul
 where
     F: FnOnce(&Endpoints) -> std::io::Result<()>,
 {
+    serve_with(server, Config::default(), address, announce).await
+}
+
+/// Like [`serve`], with `config` for the Streamable HTTP endpoint (its
+/// stores, for instance; the legacy endpoint keeps its defaults).
+///
+/// # Errors
+///
+/// Failures to bind, announce or serve.
+pub async fn serve_with<F>(
+    server: Server,
+    config: Config,
+    address: SocketAddr,
+    announce: F,
+) -> Result<(), HttpError>
+where
+    F: FnOnce(&Endpoints) -> std::io::Result<()>,
+{
     let listener = tokio::net::TcpListener::bind(address).await?;
     announce(&Endpoints::at(listener.local_addr()?))?;
-    let streamable = StreamableHttp::new(Config::default(), spawner(server.clone()));
+    let streamable = StreamableHttp::new(config, spawner(server.clone()));
     let legacy = LegacySse::new(LegacyConfig::default(), spawner(server));
     let app = Router::new()
         .route_service(STREAMABLE_PATH, streamable)

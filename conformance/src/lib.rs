@@ -24,4 +24,5 @@
 pub mod client;
 pub mod everything;
 pub mod http;
+pub mod scale_out;
 pub mod transcript;

@@ -2,7 +2,7 @@
 //! our binaries, judged against a strict baseline.
 //!
 //! ```text
-//! cargo xtask conformance [server|client|auth-server|all|list]
+//! cargo xtask conformance [server|client|auth-server|scale-out|all|list]
 //!                         [--scenario NAME] [--runner VERSION] [--bless]
 //! ```
 //!
@@ -19,10 +19,15 @@
 //!   `auth-server` starts `everything-authorization-server` (mcpwire-auth's
 //!   embedded authorization server), runs the runner's `authorization`
 //!   command against it and plays the browser of its authorization-code
-//!   scenario (`run/auth_server.rs`). `all` runs the three with the pinned runner, then the
-//!   server suite with each older runner listed after it in
-//!   `conformance/runner-version` (with `--runner`, only that runner's
-//!   three). `list` prints the runner's scenarios.
+//!   scenario (`run/auth_server.rs`). `scale-out` starts a `redis-server`,
+//!   three everything-server instances sharing it (`--redis`; their
+//!   `requestState` key ring lives there too) and `round-robin-proxy` in front of them, which sends
+//!   every request to the next instance, and runs the same server suite
+//!   against the proxy (`run/scale_out.rs`). `all` runs the four with the
+//!   pinned runner, then the server, client and scale-out suites with each
+//!   older runner listed after it in `conformance/runner-version` (with
+//!   `--runner`, only that runner's four). `list` prints the runner's
+//!   scenarios.
 //! - Every scenario's `checks.json` is read and judged against
 //!   `conformance/baseline-<runner version>.yaml`: a failing scenario that
 //!   is not listed fails the command, and so does a listed one that passes
@@ -74,8 +79,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// What to run with which runner: `all` runs every mode with the first
-/// version and the server suite with each further one; a single mode runs
-/// with the first version only.
+/// version and the server, client and scale-out suites with each further
+/// one; a single mode runs with the first version only.
 fn plan(options: &Options, versions: &[String]) -> Vec<Step> {
     let Some((first, older)) = versions.split_first() else {
         return Vec::new();
@@ -88,13 +93,14 @@ fn plan(options: &Options, versions: &[String]) -> Vec<Step> {
     }
     let mut plan = vec![Step {
         version: first.clone(),
-        modes: vec![Mode::Server, Mode::Client, Mode::AuthServer],
+        modes: vec![Mode::Server, Mode::Client, Mode::AuthServer, Mode::ScaleOut],
     }];
-    // Older runners have no authorization-server mode; their server and
-    // client suites still run, each judged by that runner's own baseline.
+    // Older runners have no authorization-server mode; their server,
+    // client and scale-out suites still run, each judged by that runner's
+    // own baseline.
     plan.extend(older.iter().map(|version| Step {
         version: version.clone(),
-        modes: vec![Mode::Server, Mode::Client],
+        modes: vec![Mode::Server, Mode::Client, Mode::ScaleOut],
     }));
     plan
 }
@@ -169,19 +175,19 @@ mod tests {
     }
 
     #[test]
-    fn all_runs_every_mode_with_the_pinned_runner_and_the_server_and_client_suites_with_older_ones()
-    {
+    fn all_runs_every_mode_with_the_pinned_runner_and_the_server_client_and_scale_out_suites_with_older_ones()
+     {
         let pinned = versions(&["0.2.0-alpha.12", "0.1.16"]);
         assert_eq!(
             plan(&options(Mode::All), &pinned),
             [
                 Step {
                     version: "0.2.0-alpha.12".to_owned(),
-                    modes: vec![Mode::Server, Mode::Client, Mode::AuthServer]
+                    modes: vec![Mode::Server, Mode::Client, Mode::AuthServer, Mode::ScaleOut]
                 },
                 Step {
                     version: "0.1.16".to_owned(),
-                    modes: vec![Mode::Server, Mode::Client]
+                    modes: vec![Mode::Server, Mode::Client, Mode::ScaleOut]
                 }
             ]
         );
@@ -190,6 +196,13 @@ mod tests {
             [Step {
                 version: "0.2.0-alpha.12".to_owned(),
                 modes: vec![Mode::Client]
+            }]
+        );
+        assert_eq!(
+            plan(&options(Mode::ScaleOut), &pinned),
+            [Step {
+                version: "0.2.0-alpha.12".to_owned(),
+                modes: vec![Mode::ScaleOut]
             }]
         );
         assert!(plan(&options(Mode::All), &[]).is_empty());

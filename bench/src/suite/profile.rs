@@ -179,8 +179,21 @@ async fn counted_run(
             Err(format!("{} calls answered of {calls}", m.calls))
         }
     });
-    let _ = std::fs::remove_file(&out);
+    keep_or_remove(&out);
     counts
+}
+
+/// Deletes a callgrind output file, or moves it into the directory
+/// `MCPWIRE_BENCH_KEEP_CALLGRIND` names, for `callgrind_annotate
+/// --inclusive=yes` or `--tree=calling` by hand.
+fn keep_or_remove(out: &Path) {
+    if let Some(dir) = std::env::var_os("MCPWIRE_BENCH_KEEP_CALLGRIND")
+        && let Some(name) = out.file_name()
+        && std::fs::rename(out, Path::new(&dir).join(name)).is_ok()
+    {
+        return;
+    }
+    let _ = std::fs::remove_file(out);
 }
 
 /// The totals and per-function self costs of a callgrind output file.

@@ -83,6 +83,14 @@ pub fn stdio(bins: &Binaries) -> Vec<Scenario> {
                 role: Role::Ours,
                 command: ServerCommand::new(&bins.bench_server, &["--stdio"]),
             },
+            // The same server on a current-thread runtime, a user's choice
+            // for a server of one peer: what the default multi-threaded
+            // runtime's wake-ups across threads cost.
+            Target {
+                label: "mcpwire current-thread",
+                role: Role::Ours,
+                command: ServerCommand::new(&bins.bench_server, &["--stdio", "--threads", "1"]),
+            },
             Target {
                 label: "raw pipe echo",
                 role: Role::Limit,

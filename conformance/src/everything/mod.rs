@@ -21,7 +21,7 @@ mod schemas;
 mod stateless;
 mod tasks;
 
-use mcpwire_server::{BuildError, Server};
+use mcpwire_server::{BuildError, Server, ServerBuilder};
 use mcpwire_types::Tool;
 use serde_json::{Map, Value};
 
@@ -38,6 +38,14 @@ pub const SERVER_NAME: &str = "mcpwire-everything-server";
 /// schema, a duplicate, a bad template): a bug in this crate or a
 /// regression in `mcpwire-server`.
 pub fn server() -> Result<Server, BuildError> {
+    builder().build()
+}
+
+/// The everything-server's builder, every fixture registered and tasks on
+/// (in-memory task store), for callers that configure more before
+/// building: the scale-out mode gives it a shared task store and
+/// `requestState` key (`crate::scale_out`).
+pub fn builder() -> ServerBuilder {
     let builder = Server::builder(SERVER_NAME, env!("CARGO_PKG_VERSION")).instructions(
         "The mcpwire everything-server: every fixture the MCP conformance runner exercises.",
     );
@@ -48,8 +56,7 @@ pub fn server() -> Result<Server, BuildError> {
     // Last, so that its tools follow the runner's fixtures in every list.
     let builder = stateless::register(builder);
     let builder = mrtr::register(builder);
-    let builder = tasks::register(builder).tasks(mcpwire_server::tasks::TaskOptions::new());
-    builder.build()
+    tasks::register(builder).tasks(mcpwire_server::tasks::TaskOptions::new())
 }
 
 /// A tool called `name` described by `description`, taking arguments that

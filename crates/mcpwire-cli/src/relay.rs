@@ -22,7 +22,7 @@ struct InFlight {
 }
 
 /// The `_meta.progressToken` of params, as JSON text.
-fn progress_token(params: Option<&serde_json::value::RawValue>, at_top: bool) -> Option<String> {
+fn progress_token(params: Option<&mcpwire_jsonrpc::RawJson>, at_top: bool) -> Option<String> {
     let params: Value = serde_json::from_str(params?.get()).ok()?;
     let token = if at_top {
         params.get("progressToken")
@@ -39,7 +39,7 @@ impl InFlight {
     fn outgoing(&mut self, message: &Message) {
         if let Message::Request(request) = message {
             self.requests.push(request.id.clone());
-            if let Some(token) = progress_token(request.params.as_deref(), false) {
+            if let Some(token) = progress_token(request.params.as_ref(), false) {
                 self.tokens.insert(token, request.id.clone());
             }
         }
@@ -58,7 +58,7 @@ impl InFlight {
             Message::Notification(notification)
                 if notification.method == "notifications/progress" =>
             {
-                progress_token(notification.params.as_deref(), true)
+                progress_token(notification.params.as_ref(), true)
                     .and_then(|token| self.tokens.get(&token).cloned())
                     .or_else(|| self.requests.last().cloned())
             }

@@ -1,37 +1,31 @@
-//! The one-pass serde visitor that reads JSON-RPC objects without building a JSON tree.
+//! Reading JSON-RPC objects in one pass over the text, without building a JSON tree.
 //!
-//! Every visitor here accepts any JSON shape and reports a wrong shape as a
-//! value, never as a serde error. So a serde error can only mean that the
-//! text is not JSON (-32700), while everything the visitors find wrong is an
-//! invalid request (-32600) for which the rest of the object is still read,
-//! so that the id can be recovered wherever it appears.
-//!
-//! Values that are not looked at are skipped with `IgnoredAny`, which
-//! serde_json walks iteratively: no input nests our stack deeper than a
-//! handful of frames.
+//! The scanner ([`Cursor`]) reports only syntax errors, so a syntax error
+//! always means that the text is not JSON (-32700). Everything the readers
+//! here find wrong with well-formed JSON is an invalid request (-32600),
+//! for which the rest of the object is still read, so that the id can be
+//! recovered wherever it appears. Payloads (`params`, `result`,
+//! `error.data`) are checked and kept as [`RawJson`] text; members that are
+//! not looked at are only checked.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::classify::{ClassifyError, Inbound};
-use crate::error::{ErrorCode, ErrorObject};
-use crate::id::RequestId;
-use crate::message::{ErrorResponse, Message, Notification, Packet, Request, Response};
+use crate::error::ErrorObject;
+use crate::message::{Message, Packet};
+use crate::raw::RawJson;
+use crate::shape::{Members, classify, error_object};
+use crate::syntax::{Cursor, Probe, SyntaxError};
 
 /// Classifies one JSON text that is known to be UTF-8.
 pub(crate) fn classify_str(text: &str) -> Inbound {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let top = match TopVisitor.deserialize(&mut deserializer) {
+    let top = match read_top(text) {
         Ok(top) => top,
-        Err(error) => return Inbound::Invalid(parse_error(&error)),
+        Err(error) => return Inbound::Invalid(ClassifyError::parse_error(error.to_string())),
     };
-    if let Err(error) = deserializer.end() {
-        return Inbound::Invalid(parse_error(&error));
-    }
     match top {
         Top::Single(Ok(message)) => Inbound::Single(message),
         Top::Single(Err(error)) => Inbound::Invalid(error),
@@ -47,10 +41,6 @@ pub(crate) fn classify_str(text: &str) -> Inbound {
     }
 }
 
-fn parse_error(error: &serde_json::Error) -> ClassifyError {
-    ClassifyError::parse_error(format!("invalid JSON: {error}"))
-}
-
 /// What the top level of a JSON text turned out to be.
 enum Top {
     Single(Result<Message, ClassifyError>),
@@ -59,316 +49,65 @@ enum Top {
     Other(&'static str),
 }
 
-struct TopVisitor;
-
-impl<'de> DeserializeSeed<'de> for TopVisitor {
-    type Value = Top;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Top, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for TopVisitor {
-    type Value = Top;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON-RPC message or batch")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top, A::Error> {
-        read_message(map).map(Top::Single)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(item) = seq.next_element_seed(ObjectOr(MessageReader))? {
-            items.push(item.unwrap_or_else(|kind| {
-                Err(ClassifyError::invalid_request(
-                    format!("a batch element must be a message object, found {kind}"),
-                    None,
-                ))
-            }));
+/// Reads a whole JSON text: a message object, a batch array, or anything
+/// else (described by its kind).
+fn read_top(text: &str) -> Result<Top, SyntaxError> {
+    let mut cursor = Cursor::new(text);
+    let top = match cursor.peek() {
+        Some(b'{') => Top::Single(read_message(&mut cursor)?),
+        Some(b'[') => {
+            let mut items = Vec::new();
+            cursor.elements(|cursor| {
+                let item = match cursor.peek() {
+                    Some(b'{') => read_message(cursor)?,
+                    _ => Err(ClassifyError::invalid_request(
+                        format!(
+                            "a batch element must be a message object, found {}",
+                            cursor.probe()?.plain_kind()
+                        ),
+                        None,
+                    )),
+                };
+                items.push(item);
+                Ok(())
+            })?;
+            Top::Batch(items)
         }
-        Ok(Top::Batch(items))
-    }
+        _ => Top::Other(cursor.probe()?.plain_kind()),
+    };
+    cursor.end()?;
+    Ok(top)
+}
 
-    fn visit_unit<E: de::Error>(self) -> Result<Top, E> {
-        Ok(Top::Other(Kind::NULL))
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Top, E> {
-        Ok(Top::Other(Kind::BOOLEAN))
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Top, E> {
-        Ok(Top::Other(Kind::NUMBER))
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Top, E> {
-        Ok(Top::Other(Kind::NUMBER))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Top, E> {
-        Ok(Top::Other(Kind::NUMBER))
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Top, E> {
-        Ok(Top::Other(Kind::STRING))
+/// Reads the value at the cursor into `slot` with `read`, or, when `slot`
+/// is already filled, skips it and records `name` as a duplicate.
+fn read_once<'a, T>(
+    cursor: &mut Cursor<'a>,
+    slot: &mut Option<T>,
+    name: &'static str,
+    duplicate: &mut Option<&'static str>,
+    read: impl FnOnce(&mut Cursor<'a>) -> Result<T, SyntaxError>,
+) -> Result<(), SyntaxError> {
+    if slot.is_some() {
+        duplicate.get_or_insert(name);
+        cursor.skip_value()
+    } else {
+        *slot = Some(read(cursor)?);
+        Ok(())
     }
 }
 
-/// Names of JSON kinds, as they appear in error messages.
-struct Kind;
-
-impl Kind {
-    const NULL: &'static str = "null";
-    const BOOLEAN: &'static str = "a boolean";
-    const NUMBER: &'static str = "a number";
-    const STRING: &'static str = "a string";
-    const ARRAY: &'static str = "an array";
-    const OBJECT: &'static str = "an object";
-
-    /// The kind of a raw JSON value, from its first byte.
-    fn of_raw(raw: &RawValue) -> &'static str {
-        match raw.get().as_bytes().first() {
-            Some(b'{') => Self::OBJECT,
-            Some(b'[') => Self::ARRAY,
-            Some(b'"') => Self::STRING,
-            Some(b't' | b'f') => Self::BOOLEAN,
-            Some(b'n') => Self::NULL,
-            _ => Self::NUMBER,
-        }
-    }
+/// Reads a payload: checks it and keeps its text.
+fn raw_json(cursor: &mut Cursor<'_>) -> Result<RawJson, SyntaxError> {
+    cursor.raw_text().map(RawJson::from_checked)
 }
 
-/// Reads the members of an object into some value.
-trait ObjectReader<'de> {
-    type Output;
-
-    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Self::Output, A::Error>;
-}
-
-/// Reads an object with `R`, or skips any other value and reports its kind.
-struct ObjectOr<R>(R);
-
-impl<'de, R: ObjectReader<'de>> DeserializeSeed<'de> for ObjectOr<R> {
-    type Value = Result<R::Output, &'static str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de, R: ObjectReader<'de>> Visitor<'de> for ObjectOr<R> {
-    type Value = Result<R::Output, &'static str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.0.read(map).map(Ok)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        skip_seq(seq)?;
-        Ok(Err(Kind::ARRAY))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Err(Kind::NULL))
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Err(Kind::BOOLEAN))
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Err(Kind::NUMBER))
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Err(Kind::NUMBER))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Err(Kind::NUMBER))
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Err(Kind::STRING))
-    }
-}
-
-fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-/// A scalar member read without committing to its type, so that a wrong
-/// type can be reported instead of failing the parse.
-enum Probe<'de> {
-    Null,
-    Bool,
-    Integer(i64),
-    /// A non-negative integer above `i64::MAX`.
-    Huge,
-    Float,
-    Str(Cow<'de, str>),
-    Array,
-    Object,
-}
-
-impl Probe<'_> {
-    fn kind(&self) -> &'static str {
-        match self {
-            Self::Null => Kind::NULL,
-            Self::Bool => Kind::BOOLEAN,
-            Self::Integer(_) | Self::Huge => Kind::NUMBER,
-            // Said plainly, since "found a number" would puzzle where integers are welcome.
-            Self::Float => "a number with a fraction or an exponent",
-            Self::Str(_) => Kind::STRING,
-            Self::Array => Kind::ARRAY,
-            Self::Object => Kind::OBJECT,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Probe<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ProbeVisitor)
-    }
-}
-
-struct ProbeVisitor;
-
-impl<'de> Visitor<'de> for ProbeVisitor {
-    type Value = Probe<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Probe<'de>, E> {
-        Ok(Probe::Null)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Probe<'de>, E> {
-        Ok(Probe::Bool)
-    }
-
-    fn visit_i64<E: de::Error>(self, number: i64) -> Result<Probe<'de>, E> {
-        Ok(Probe::Integer(number))
-    }
-
-    fn visit_u64<E: de::Error>(self, number: u64) -> Result<Probe<'de>, E> {
-        Ok(i64::try_from(number).map_or(Probe::Huge, Probe::Integer))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Probe<'de>, E> {
-        Ok(Probe::Float)
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, string: &'de str) -> Result<Probe<'de>, E> {
-        Ok(Probe::Str(Cow::Borrowed(string)))
-    }
-
-    fn visit_str<E: de::Error>(self, string: &str) -> Result<Probe<'de>, E> {
-        Ok(Probe::Str(Cow::Owned(string.to_owned())))
-    }
-
-    fn visit_string<E: de::Error>(self, string: String) -> Result<Probe<'de>, E> {
-        Ok(Probe::Str(Cow::Owned(string)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Probe<'de>, A::Error> {
-        skip_seq(seq)?;
-        Ok(Probe::Array)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Probe<'de>, A::Error> {
-        skip_map(map)?;
-        Ok(Probe::Object)
-    }
-}
-
-/// The members of a message object that JSON-RPC defines.
-#[derive(Clone, Copy)]
-enum Member {
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Result,
-    Error,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Member {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(MemberVisitor)
-    }
-}
-
-struct MemberVisitor;
-
-impl Visitor<'_> for MemberVisitor {
-    type Value = Member;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
-        Ok(match name {
-            "jsonrpc" => Member::Jsonrpc,
-            "id" => Member::Id,
-            "method" => Member::Method,
-            "params" => Member::Params,
-            "result" => Member::Result,
-            "error" => Member::Error,
-            _ => Member::Other,
-        })
-    }
-}
-
-/// Reads a message object; see [`read_message`].
-struct MessageReader;
-
-impl<'de> ObjectReader<'de> for MessageReader {
-    type Output = Result<Message, ClassifyError>;
-
-    fn read<A: MapAccess<'de>>(self, map: A) -> Result<Self::Output, A::Error> {
-        read_message(map)
-    }
-}
-
-/// What was found in a message object, before deciding what it is.
-#[derive(Default)]
-struct Members<'de> {
-    jsonrpc: Option<Probe<'de>>,
-    id: Option<Probe<'de>>,
-    method: Option<Probe<'de>>,
-    params: Option<Box<RawValue>>,
-    result: Option<Box<RawValue>>,
-    error: Option<Result<ErrorObject, String>>,
-    /// The first member that appeared twice.
-    duplicate: Option<&'static str>,
-}
-
-/// Reads every member of a message object, then classifies it.
+/// Reads every member of the message object at the cursor (on its `{`),
+/// then classifies it.
 ///
 /// The outer error is a syntax error of the JSON text; the inner one is why
 /// well-formed JSON is not a JSON-RPC message.
-fn read_message<'de, A: MapAccess<'de>>(
-    mut map: A,
-) -> Result<Result<Message, ClassifyError>, A::Error> {
+fn read_message(cursor: &mut Cursor<'_>) -> Result<Result<Message, ClassifyError>, SyntaxError> {
     let mut members = Members::default();
     let Members {
         jsonrpc,
@@ -379,299 +118,85 @@ fn read_message<'de, A: MapAccess<'de>>(
         error,
         duplicate,
     } = &mut members;
-    while let Some(member) = map.next_key::<Member>()? {
-        match member {
-            Member::Jsonrpc => read_once(&mut map, jsonrpc, "jsonrpc", duplicate)?,
-            Member::Id => read_once(&mut map, id, "id", duplicate)?,
-            Member::Method => read_once(&mut map, method, "method", duplicate)?,
-            Member::Params => read_once(&mut map, params, "params", duplicate)?,
-            Member::Result => read_once(&mut map, result, "result", duplicate)?,
-            Member::Error if error.is_some() => {
-                duplicate.get_or_insert("error");
-                map.next_value::<IgnoredAny>()?;
-            }
-            Member::Error => {
-                let found = map.next_value_seed(ObjectOr(ErrorObjectReader))?;
-                *error = Some(found.unwrap_or_else(|kind| {
-                    Err(format!("\"error\" must be an object, found {kind}"))
-                }));
-            }
-            Member::Other => {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-    }
+    cursor.members(|cursor, name| match &*name {
+        "jsonrpc" => read_once(cursor, jsonrpc, "jsonrpc", duplicate, Cursor::probe),
+        "id" => read_once(cursor, id, "id", duplicate, Cursor::probe),
+        "method" => read_once(cursor, method, "method", duplicate, Cursor::probe),
+        "params" => read_once(cursor, params, "params", duplicate, raw_json),
+        "result" => read_once(cursor, result, "result", duplicate, raw_json),
+        "error" => read_once(cursor, error, "error", duplicate, read_error_member),
+        _ => cursor.skip_value(),
+    })?;
     Ok(classify(members))
 }
 
-/// Reads a member's value into `slot`, or skips it and records a duplicate.
-fn read_once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
-    map: &mut A,
-    slot: &mut Option<T>,
-    name: &'static str,
-    duplicate: &mut Option<&'static str>,
-) -> Result<(), A::Error> {
-    if slot.is_some() {
-        duplicate.get_or_insert(name);
-        map.next_value::<IgnoredAny>()?;
-    } else {
-        *slot = Some(map.next_value()?);
-    }
-    Ok(())
-}
-
-/// An id as found: usable, null, or unusable (described).
-enum FoundId {
-    Valid(RequestId),
-    Null,
-    Invalid(String),
-}
-
-fn found_id(probe: Probe<'_>) -> FoundId {
-    match probe {
-        Probe::Integer(number) => FoundId::Valid(RequestId::Number(number)),
-        Probe::Str(string) => FoundId::Valid(RequestId::String(string.into_owned())),
-        Probe::Null => FoundId::Null,
-        Probe::Huge => FoundId::Invalid("\"id\" is an integer beyond the 64-bit range".to_owned()),
-        other => FoundId::Invalid(format!(
-            "\"id\" must be a string or an integer, found {}",
-            other.kind()
-        )),
+/// Reads the value of an `error` member: an error object, or why it is not one.
+fn read_error_member(cursor: &mut Cursor<'_>) -> Result<Result<ErrorObject, String>, SyntaxError> {
+    match cursor.peek() {
+        Some(b'{') => read_error_object(cursor),
+        _ => {
+            let kind = cursor.probe()?.plain_kind();
+            Ok(Err(format!("\"error\" must be an object, found {kind}")))
+        }
     }
 }
 
-/// An invalid request error naming the id, if the id was readable.
-fn invalid(message: String, id: Option<&FoundId>) -> ClassifyError {
-    let recovered = match id {
-        Some(FoundId::Valid(id)) => Some(id.clone()),
-        _ => None,
-    };
-    ClassifyError::invalid_request(message, recovered)
-}
-
-/// Decides what a message object is, or why it is none.
-///
-/// Checks run in a fixed order (duplicates, version, then the shape), so
-/// that a message with several faults always reports the same one.
-fn classify(members: Members<'_>) -> Result<Message, ClassifyError> {
-    let answer_like =
-        members.method.is_none() && (members.result.is_some() || members.error.is_some());
-    classify_shape(members).map_err(|error| {
-        if answer_like {
-            error.answer_like()
-        } else {
-            error
-        }
-    })
-}
-
-fn classify_shape(members: Members<'_>) -> Result<Message, ClassifyError> {
-    let id = members.id.map(found_id);
-    let fail = |message: String| Err(invalid(message, id.as_ref()));
-
-    if let Some(name) = members.duplicate {
-        return fail(format!("duplicate member \"{name}\""));
-    }
-    match members.jsonrpc {
-        Some(Probe::Str(version)) if version == "2.0" => {}
-        Some(Probe::Str(version)) => {
-            return fail(format!("\"jsonrpc\" must be \"2.0\", found {version:?}"));
-        }
-        Some(other) => {
-            return fail(format!(
-                "\"jsonrpc\" must be \"2.0\", found {}",
-                other.kind()
-            ));
-        }
-        None => return fail("missing member \"jsonrpc\"".to_owned()),
-    }
-
-    if let Some(method) = members.method {
-        let answer_member = match (&members.result, &members.error) {
-            (Some(_), _) => Some("result"),
-            (None, Some(_)) => Some("error"),
-            (None, None) => None,
-        };
-        if let Some(other) = answer_member {
-            return fail(format!(
-                "a message cannot have both \"method\" and \"{other}\""
-            ));
-        }
-        let Probe::Str(method) = method else {
-            return fail(format!(
-                "\"method\" must be a string, found {}",
-                method.kind()
-            ));
-        };
-        if let Some(params) = &members.params {
-            let kind = Kind::of_raw(params);
-            if kind != Kind::OBJECT && kind != Kind::ARRAY {
-                return fail(format!(
-                    "\"params\" must be an object or an array, found {kind}"
-                ));
-            }
-        }
-        let method = method.into_owned();
-        let params = members.params;
-        // From here on no arm has a readable id to recover.
-        return match id {
-            None => Ok(Message::Notification(Notification { method, params })),
-            Some(FoundId::Valid(id)) => Ok(Message::Request(Request { id, method, params })),
-            Some(FoundId::Null) => Err(invalid(
-                "a request \"id\" must not be null".to_owned(),
-                None,
-            )),
-            Some(FoundId::Invalid(message)) => Err(invalid(message, None)),
-        };
-    }
-
-    match (members.result, members.error) {
-        (Some(_), Some(_)) => {
-            fail("a response cannot have both \"result\" and \"error\"".to_owned())
-        }
-        (Some(result), None) => match id {
-            Some(FoundId::Valid(id)) => Ok(Message::Response(Response { id, result })),
-            Some(FoundId::Null) => Err(invalid(
-                "a success response \"id\" must not be null".to_owned(),
-                None,
-            )),
-            Some(FoundId::Invalid(message)) => Err(invalid(message, None)),
-            None => Err(invalid(
-                "a success response must have an \"id\"".to_owned(),
-                None,
-            )),
-        },
-        (None, Some(Err(message))) => fail(message),
-        (None, Some(Ok(error))) => match id {
-            Some(FoundId::Valid(id)) => Ok(Message::Error(ErrorResponse {
-                id: Some(id),
-                error,
-            })),
-            // An error response names no id when the request's was unreadable.
-            Some(FoundId::Null) | None => Ok(Message::Error(ErrorResponse { id: None, error })),
-            Some(FoundId::Invalid(message)) => Err(invalid(message, None)),
-        },
-        (None, None) => fail(
-            "not a request, notification or response: no \"method\", \"result\" or \"error\""
-                .to_owned(),
+/// Reads the `error` object at the cursor (on its `{`).
+fn read_error_object(cursor: &mut Cursor<'_>) -> Result<Result<ErrorObject, String>, SyntaxError> {
+    let mut code: Option<Probe<'_>> = None;
+    let mut message: Option<Probe<'_>> = None;
+    let mut data: Option<RawJson> = None;
+    let mut duplicate = None;
+    cursor.members(|cursor, name: Cow<'_, str>| match &*name {
+        "code" => read_once(cursor, &mut code, "code", &mut duplicate, Cursor::probe),
+        "message" => read_once(
+            cursor,
+            &mut message,
+            "message",
+            &mut duplicate,
+            Cursor::probe,
         ),
-    }
+        "data" => read_once(cursor, &mut data, "data", &mut duplicate, raw_json),
+        _ => cursor.skip_value(),
+    })?;
+    Ok(error_object(code, message, data, duplicate))
 }
 
-/// The members of an `error` object that JSON-RPC defines.
-enum ErrorMember {
-    Code,
-    Message,
-    Data,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for ErrorMember {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(ErrorMemberVisitor)
-    }
-}
-
-struct ErrorMemberVisitor;
-
-impl Visitor<'_> for ErrorMemberVisitor {
-    type Value = ErrorMember;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<ErrorMember, E> {
-        Ok(match name {
-            "code" => ErrorMember::Code,
-            "message" => ErrorMember::Message,
-            "data" => ErrorMember::Data,
-            _ => ErrorMember::Other,
-        })
-    }
-}
-
-/// Reads the object of an `error` member.
-struct ErrorObjectReader;
-
-impl<'de> ObjectReader<'de> for ErrorObjectReader {
-    type Output = Result<ErrorObject, String>;
-
-    fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Output, A::Error> {
-        let mut code: Option<Probe<'de>> = None;
-        let mut message: Option<Probe<'de>> = None;
-        let mut data: Option<Box<RawValue>> = None;
-        let mut duplicate = None;
-        while let Some(member) = map.next_key::<ErrorMember>()? {
-            match member {
-                ErrorMember::Code => read_once(&mut map, &mut code, "code", &mut duplicate)?,
-                ErrorMember::Message => {
-                    read_once(&mut map, &mut message, "message", &mut duplicate)?;
-                }
-                ErrorMember::Data => read_once(&mut map, &mut data, "data", &mut duplicate)?,
-                ErrorMember::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        if let Some(name) = duplicate {
-            return Ok(Err(format!("duplicate member \"{name}\" in \"error\"")));
-        }
-        let code = match code {
-            Some(Probe::Integer(code)) => ErrorCode(code),
-            Some(Probe::Huge) => {
-                return Ok(Err(
-                    "\"error.code\" is an integer beyond the 64-bit range".to_owned()
-                ));
-            }
-            Some(other) => {
-                return Ok(Err(format!(
-                    "\"error.code\" must be an integer, found {}",
-                    other.kind()
-                )));
-            }
-            None => return Ok(Err("\"error\" must have a \"code\"".to_owned())),
-        };
-        let message = match message {
-            Some(Probe::Str(message)) => message.into_owned(),
-            Some(other) => {
-                return Ok(Err(format!(
-                    "\"error.message\" must be a string, found {}",
-                    other.kind()
-                )));
-            }
-            None => return Ok(Err("\"error\" must have a \"message\"".to_owned())),
-        };
-        Ok(Ok(ErrorObject {
-            code,
-            message,
-            data,
-        }))
-    }
+/// Reads the JSON text of a serde_json raw value with `read`, turning a
+/// syntax error (which serde_json's own check leaves only for numbers out
+/// of range) into a deserializer error.
+fn read_raw<'de, D: Deserializer<'de>, T>(
+    deserializer: D,
+    read: impl FnOnce(&mut Cursor<'_>) -> Result<T, SyntaxError>,
+) -> Result<T, D::Error> {
+    let raw = Box::<RawValue>::deserialize(deserializer)?;
+    let mut cursor = Cursor::new(raw.get());
+    read(&mut cursor)
+        .and_then(|value| cursor.end().map(|()| value))
+        .map_err(de::Error::custom)
 }
 
 /// Reads an `error` object, refusing a malformed one.
 ///
-/// `data` is read as [`RawValue`], which only serde_json's deserializers support.
+/// The value is taken as serde_json's raw value first, which only serde_json's
+/// deserializers support.
 impl<'de> Deserialize<'de> for ErrorObject {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match ObjectOr(ErrorObjectReader).deserialize(deserializer)? {
-            Ok(Ok(error)) => Ok(error),
-            Ok(Err(message)) => Err(de::Error::custom(message)),
-            Err(kind) => Err(de::Error::custom(format!(
-                "\"error\" must be an object, found {kind}"
-            ))),
-        }
+        read_raw(deserializer, read_error_member)?.map_err(de::Error::custom)
     }
 }
 
 /// Reads one message, refusing anything that is not a well-formed message.
 ///
-/// `params`, `result` and `error.data` are read as [`RawValue`], which only
-/// serde_json's deserializers support.
+/// The value is taken as serde_json's raw value first, which only serde_json's
+/// deserializers support.
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match ObjectOr(MessageReader).deserialize(deserializer)? {
+        let message = read_raw(deserializer, |cursor| match cursor.peek() {
+            Some(b'{') => read_message(cursor).map(Ok),
+            _ => cursor.probe().map(|probe| Err(probe.plain_kind())),
+        })?;
+        match message {
             Ok(Ok(message)) => Ok(message),
             Ok(Err(error)) => Err(de::Error::custom(error.message())),
             Err(kind) => Err(de::Error::custom(format!(
@@ -684,7 +209,8 @@ impl<'de> Deserialize<'de> for Message {
 /// Reads a message or a non-empty batch, refusing anything malformed.
 impl<'de> Deserialize<'de> for Packet {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let items = match TopVisitor.deserialize(deserializer)? {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        let items = match read_top(raw.get()).map_err(de::Error::custom)? {
             Top::Single(Ok(message)) => return Ok(Packet::Single(message)),
             Top::Single(Err(error)) => return Err(de::Error::custom(error.message())),
             Top::Other(kind) => {
@@ -702,5 +228,61 @@ impl<'de> Deserialize<'de> for Packet {
             .map(|item| item.map_err(|error| de::Error::custom(error.message())))
             .collect::<Result<Vec<_>, _>>()
             .map(Packet::Batch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_named_for_the_top_level_and_for_batch_elements() {
+        for (input, kind) in [
+            ("-0", "a number"),
+            ("1.5", "a number"),
+            ("\"x\"", "a string"),
+        ] {
+            let Inbound::Invalid(error) = classify_str(input) else {
+                panic!("{input}");
+            };
+            assert!(error.message().ends_with(kind), "{input}: {error}");
+        }
+        let Inbound::Batch(items) = classify_str("[null, 2e5]") else {
+            panic!("expected a batch");
+        };
+        let messages: Vec<_> = items
+            .iter()
+            .map(|item| item.as_ref().err().map(ClassifyError::message))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                Some("a batch element must be a message object, found null"),
+                Some("a batch element must be a message object, found a number"),
+            ]
+        );
+    }
+
+    #[test]
+    fn ids_are_read_as_serde_json_reads_numbers() {
+        let cases = [
+            ("-0", "found a number with a fraction or an exponent"),
+            ("18446744073709551615", "beyond the 64-bit range"),
+            (
+                "18446744073709551616",
+                "found a number with a fraction or an exponent",
+            ),
+            (
+                "-9223372036854775809",
+                "found a number with a fraction or an exponent",
+            ),
+        ];
+        for (id, ending) in cases {
+            let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+            let Inbound::Invalid(error) = classify_str(&text) else {
+                panic!("{id}");
+            };
+            assert!(error.message().ends_with(ending), "{id}: {error}");
+        }
     }
 }

@@ -9,11 +9,11 @@
 
 use bytes::BytesMut;
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
-use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
 use crate::id::RequestId;
 use crate::message::{ErrorResponse, Message, Notification, Packet, Request, Response};
+use crate::raw::RawJson;
 use crate::scan::has_line_break;
 
 /// A byte buffer the writer can append to.
@@ -235,7 +235,7 @@ fn write_str(out: &mut impl Sink, string: &str) {
 /// Valid JSON can hold a raw line break only as whitespace between tokens
 /// (inside strings it must be escaped), so the replacement keeps the value
 /// the same while guaranteeing that a message fits on one line.
-fn write_raw(out: &mut impl Sink, raw: &RawValue) {
+fn write_raw(out: &mut impl Sink, raw: &RawJson) {
     let bytes = raw.get().as_bytes();
     if !has_line_break(bytes) {
         out.put(bytes);
@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn raw_line_breaks_become_spaces() {
-        let raw = RawValue::from_string("{\r\n  \"a\": [\n1]\n}".to_owned()).unwrap();
+        let raw = RawJson::from_string("{\r\n  \"a\": [\n1]\n}".to_owned()).unwrap();
         let notification = Notification {
             method: "m".to_owned(),
             params: Some(raw),

@@ -4,7 +4,8 @@ use core::fmt;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
+
+use crate::raw::RawJson;
 
 /// A JSON-RPC error code.
 ///
@@ -97,14 +98,14 @@ impl<'de> Deserialize<'de> for ErrorCode {
 /// The `error` member of an error response.
 ///
 /// `data` is kept as raw JSON text; equality compares that text as it is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorObject {
     /// What kind of error occurred.
     pub code: ErrorCode,
     /// A short description, ideally one sentence.
     pub message: String,
     /// Additional information defined by the sender, as raw JSON.
-    pub data: Option<Box<RawValue>>,
+    pub data: Option<RawJson>,
 }
 
 impl ErrorObject {
@@ -120,7 +121,7 @@ impl ErrorObject {
     /// The same error with `data` set to `data` serialized to JSON.
     pub fn with_data(self, data: &impl Serialize) -> Result<Self, serde_json::Error> {
         Ok(Self {
-            data: Some(serde_json::value::to_raw_value(data)?),
+            data: Some(RawJson::from_serialize(data)?),
             ..self
         })
     }
@@ -154,16 +155,6 @@ impl ErrorObject {
     }
 }
 
-impl PartialEq for ErrorObject {
-    fn eq(&self, other: &Self) -> bool {
-        self.code == other.code
-            && self.message == other.message
-            && raw_eq(self.data.as_deref(), other.data.as_deref())
-    }
-}
-
-impl Eq for ErrorObject {}
-
 impl fmt::Display for ErrorObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (code {})", self.message, self.code.0)
@@ -180,15 +171,6 @@ impl Serialize for ErrorObject {
             object.serialize_field("data", data)?;
         }
         object.end()
-    }
-}
-
-/// Compares optional raw JSON by its text.
-pub(crate) fn raw_eq(left: Option<&RawValue>, right: Option<&RawValue>) -> bool {
-    match (left, right) {
-        (Some(left), Some(right)) => left.get() == right.get(),
-        (None, None) => true,
-        _ => false,
     }
 }
 

@@ -8,11 +8,13 @@
 //!   message or a batch), with [`RequestId`], [`ErrorCode`] and
 //!   [`ErrorObject`];
 //! * classification of received bytes ([`Inbound::from_slice`],
-//!   [`Packet::from_slice`], [`Message::from_slice`]): one pass over the
-//!   text, with `params`, `result` and `error.data` kept as raw JSON
-//!   ([`RawValue`]) so that no JSON tree of a payload is ever built, and a
-//!   precise [`ClassifyError`] (code -32700 or -32600, a sentence, and the
-//!   id when it could be read) for anything that is not a valid message;
+//!   [`Packet::from_slice`], [`Message::from_slice`]): one pass of our own
+//!   validating scanner over the text, with `params`, `result` and
+//!   `error.data` checked and kept as their JSON text ([`RawJson`]) so that
+//!   no JSON tree of a payload is ever built, and a precise
+//!   [`ClassifyError`] (code -32700 for text that is not JSON anywhere,
+//!   payloads included; -32600, with the id when it could be read, for JSON
+//!   that is not a valid message);
 //! * compact encoding (`to_vec`, and `Serialize` for embedding in other
 //!   serde output) that always writes `"jsonrpc":"2.0"` first, and whose
 //!   `to_vec` form never holds a line break;
@@ -70,7 +72,11 @@ mod error;
 mod id;
 pub mod memory;
 mod message;
+mod raw;
 mod scan;
+mod shape;
+mod string_end;
+mod syntax;
 mod transport;
 
 pub use classify::{ClassifyError, Inbound};
@@ -78,6 +84,5 @@ pub use codec::{LineCodec, LineError};
 pub use error::{ErrorCode, ErrorObject};
 pub use id::RequestId;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
-/// Raw JSON text, as kept for `params`, `result` and `error.data`.
-pub use serde_json::value::RawValue;
+pub use raw::{InvalidJson, RawJson};
 pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};

@@ -1,23 +1,24 @@
 //! The four JSON-RPC messages, the `Message` enum over them and `Packet`.
 
 use serde::Serialize;
-use serde_json::value::{RawValue, to_raw_value};
 
-use crate::error::{ErrorObject, raw_eq};
+use crate::error::ErrorObject;
 use crate::id::RequestId;
+use crate::raw::RawJson;
 
 /// A call that expects an answer: it has an `id`.
 ///
 /// `params` stays raw JSON until a handler parses it; when present it is an
 /// object or an array (classification guarantees this for received requests).
-#[derive(Clone, Debug)]
+/// Equality compares the raw text as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     /// The id the answer will carry.
     pub id: RequestId,
     /// The method to call.
     pub method: String,
     /// The parameters as raw JSON, if the request has any.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJson>,
 }
 
 impl Request {
@@ -33,7 +34,7 @@ impl Request {
         Ok(Self {
             id: id.into(),
             method: method.into(),
-            params: Some(to_raw_value(params)?),
+            params: Some(RawJson::from_serialize(params)?),
         })
     }
 
@@ -47,23 +48,13 @@ impl Request {
     }
 }
 
-impl PartialEq for Request {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
-            && self.method == other.method
-            && raw_eq(self.params.as_deref(), other.params.as_deref())
-    }
-}
-
-impl Eq for Request {}
-
 /// A call that expects no answer: it has no `id`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Notification {
     /// The method to call.
     pub method: String,
     /// The parameters as raw JSON, if the notification has any.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJson>,
 }
 
 impl Notification {
@@ -74,7 +65,7 @@ impl Notification {
     ) -> Result<Self, serde_json::Error> {
         Ok(Self {
             method: method.into(),
-            params: Some(to_raw_value(params)?),
+            params: Some(RawJson::from_serialize(params)?),
         })
     }
 
@@ -87,21 +78,13 @@ impl Notification {
     }
 }
 
-impl PartialEq for Notification {
-    fn eq(&self, other: &Self) -> bool {
-        self.method == other.method && raw_eq(self.params.as_deref(), other.params.as_deref())
-    }
-}
-
-impl Eq for Notification {}
-
 /// The successful answer to a request.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Response {
     /// The id of the request this answers.
     pub id: RequestId,
     /// The result as raw JSON.
-    pub result: Box<RawValue>,
+    pub result: RawJson,
 }
 
 impl Response {
@@ -112,18 +95,10 @@ impl Response {
     ) -> Result<Self, serde_json::Error> {
         Ok(Self {
             id: id.into(),
-            result: to_raw_value(result)?,
+            result: RawJson::from_serialize(result)?,
         })
     }
 }
-
-impl PartialEq for Response {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id && self.result.get() == other.result.get()
-    }
-}
-
-impl Eq for Response {}
 
 /// The failed answer to a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,10 +152,10 @@ impl Message {
     }
 
     /// The raw `params` of a request or a notification, if present.
-    pub fn params(&self) -> Option<&RawValue> {
+    pub fn params(&self) -> Option<&RawJson> {
         match self {
-            Self::Request(request) => request.params.as_deref(),
-            Self::Notification(notification) => notification.params.as_deref(),
+            Self::Request(request) => request.params.as_ref(),
+            Self::Notification(notification) => notification.params.as_ref(),
             Self::Response(_) | Self::Error(_) => None,
         }
     }

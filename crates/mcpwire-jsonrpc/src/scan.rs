@@ -4,10 +4,14 @@
 //! byte-at-a-time `position` would dominate the cost of framing them. Each
 //! search here looks at a fixed-size block without branching inside it,
 //! which the compiler turns into vector compares, and only then narrows down
-//! within the block that matched.
+//! within the block that matched. Where a block's matches are needed as a
+//! bit mask, the compares and the movemask come from `wide`, safe SIMD that
+//! works where the compiler cannot (this crate may not use `core::arch`).
+
+use wide::u8x16;
 
 /// Bytes examined per step; a multiple of every common vector width.
-const BLOCK: usize = 64;
+pub(crate) const BLOCK: usize = 64;
 
 /// The index of the first `needle` in `haystack`.
 pub(crate) fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
@@ -52,9 +56,184 @@ pub(crate) fn has_line_break(bytes: &[u8]) -> bool {
         .any(|&byte| byte == b'\n' || byte == b'\r')
 }
 
+/// How many clean words in a row make the string search go block by
+/// block: prose has an escape every few dozen bytes, and a block search
+/// that stops early costs more than the words it would have saved.
+const CLEAN_WORDS_BEFORE_BLOCKS: u32 = 4;
+
+/// `0x01` in every byte of a word.
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+/// `0x80` in every byte of a word.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether `byte` ends the plain run of a JSON string: a quote, a backslash
+/// or a control character (which JSON refuses unescaped).
+fn is_string_special(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// For the eight bytes of `word` (first byte lowest), a word whose lowest set
+/// bit is the high bit of the first string-special byte, or 0 when there is
+/// none.
+///
+/// This is the classic test for a zero byte, `(x - 0x01..) & !x & 0x80..`,
+/// applied to `x ^ '"'` and `x ^ '\'`, with `(x - 0x20..) & !x` for control
+/// bytes. A borrow can set bits above a true hit but never below one, so the
+/// lowest set bit is exact, which is all the caller uses.
+pub(crate) fn string_special_bits(word: u64) -> u64 {
+    let control = word.wrapping_sub(LOW_BITS * 0x20) & !word;
+    let quote = word ^ (LOW_BITS * u64::from(b'"'));
+    let quote = quote.wrapping_sub(LOW_BITS) & !quote;
+    let backslash = word ^ (LOW_BITS * u64::from(b'\\'));
+    let backslash = backslash.wrapping_sub(LOW_BITS) & !backslash;
+    (control | quote | backslash) & HIGH_BITS
+}
+
+/// The index of the first `"`, `\` or control byte at or after `from`, or
+/// `bytes.len()` when there is none.
+///
+/// Escapes in text come every few dozen bytes, so the search goes a word
+/// (eight bytes) at a time; after a few clean words in a row it switches to
+/// whole blocks, which is what long runs of plain text need.
+#[inline]
+pub(crate) fn find_string_special(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    let mut clean_words = 0u32;
+    loop {
+        if clean_words >= CLEAN_WORDS_BEFORE_BLOCKS {
+            while let Some(block) = bytes
+                .get(at..at + BLOCK)
+                .and_then(|block| block.first_chunk::<BLOCK>())
+            {
+                if block_has_string_special(block) {
+                    break;
+                }
+                at += BLOCK;
+            }
+            clean_words = 0;
+        }
+        let Some(word) = bytes
+            .get(at..at + 8)
+            .and_then(|word| word.first_chunk::<8>())
+        else {
+            let rest = bytes.get(at..).unwrap_or_default();
+            return rest
+                .iter()
+                .position(|&byte| is_string_special(byte))
+                .map_or(bytes.len(), |offset| at + offset);
+        };
+        let hits = string_special_bits(u64::from_le_bytes(*word));
+        if hits != 0 {
+            // The bit index of a byte's high bit, divided by eight, is the byte's index.
+            return at + (hits.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+        clean_words += 1;
+    }
+}
+
+/// A mask with bit `i` set when `test` marks byte `i` of `block`: `test`
+/// compares sixteen bytes at a time, and a vector movemask gathers the
+/// results into bits (through `wide`, since this crate may not use
+/// `core::arch` itself).
+#[inline(always)]
+pub(crate) fn lane_mask(block: &[u8; BLOCK], test: impl Fn(u8x16) -> u8x16) -> u64 {
+    let mut mask = 0u64;
+    for (index, sixteen) in block.chunks_exact(16).enumerate() {
+        let mut array = [0u8; 16];
+        array.copy_from_slice(sixteen);
+        mask |= u64::from(test(u8x16::new(array)).to_bitmask()) << (index * 16);
+    }
+    mask
+}
+
+/// Whether `test` marks any byte of `block`: one movemask for the block.
+#[inline(always)]
+fn lanes_any(block: &[u8; BLOCK], test: impl Fn(u8x16) -> u8x16) -> bool {
+    let mut any = u8x16::ZERO;
+    for sixteen in block.chunks_exact(16) {
+        let mut array = [0u8; 16];
+        array.copy_from_slice(sixteen);
+        any |= test(u8x16::new(array));
+    }
+    any.any()
+}
+
+/// All ones in the lanes of `bytes` that hold a string-special byte.
+#[inline(always)]
+fn is_string_special_lane(bytes: u8x16) -> u8x16 {
+    let control = bytes.min(u8x16::splat(0x1f)).simd_eq(bytes);
+    bytes.simd_eq(u8x16::splat(b'"')) | bytes.simd_eq(u8x16::splat(b'\\')) | control
+}
+
+/// Whether `block` holds a string-special byte.
+#[inline]
+fn block_has_string_special(block: &[u8; BLOCK]) -> bool {
+    lanes_any(block, is_string_special_lane)
+}
+
+/// The four sixteen-byte vectors of `block`.
+#[inline(always)]
+pub(crate) fn block_lanes(block: &[u8; BLOCK]) -> [u8x16; 4] {
+    let mut lanes = [u8x16::ZERO; 4];
+    for (lane, sixteen) in lanes.iter_mut().zip(block.chunks_exact(16)) {
+        let mut array = [0u8; 16];
+        array.copy_from_slice(sixteen);
+        *lane = u8x16::new(array);
+    }
+    lanes
+}
+
+/// One bit per lane byte (bit `i` for byte `i` of the block) from compare
+/// results, which are all ones or all zeros: a vector movemask per lane.
+#[inline(always)]
+pub(crate) fn gather(lanes: [u8x16; 4]) -> u64 {
+    lanes.iter().enumerate().fold(0u64, |mask, (index, lane)| {
+        mask | u64::from(lane.to_bitmask()) << (index * 16)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_test_finds_exactly_the_first_string_special_byte() {
+        for byte in 0..=255u8 {
+            for at in 0..8 {
+                // Fill with bytes that could set borrows, in front of and behind the probe.
+                for filler in [b'a', 0x21, 0x5d, 0xff, b' '] {
+                    let mut word = [filler; 8];
+                    word[at] = byte;
+                    let expected = word.iter().position(|&b| is_string_special(b));
+                    let hits = string_special_bits(u64::from_le_bytes(word));
+                    let found = (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize);
+                    assert_eq!(found, expected, "{byte:#x} at {at} among {filler:#x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn string_special_search_finds_the_first_hit_at_every_position() {
+        for len in [0, 1, 7, 8, 9, 63, 64, 65, 150, 300] {
+            let clean = vec![b'a'; len];
+            for from in [0, 1, 5] {
+                assert_eq!(find_string_special(&clean, from), len, "{len} {from}");
+            }
+            for at in 0..len {
+                for special in [b'"', b'\\', 0x00, 0x1f] {
+                    let mut text = clean.clone();
+                    text[at] = special;
+                    if at + 3 < len {
+                        text[len - 1] = b'"';
+                    }
+                    assert_eq!(find_string_special(&text, 0), at, "{len} {at} {special}");
+                    assert_eq!(find_string_special(&text, at), at, "{len} {at} {special}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn find_byte_returns_the_first_match_at_every_position() {

@@ -87,6 +87,26 @@ pub trait TransportSender: Send + 'static {
         self.send(packet)
     }
 
+    /// Sends one packet like [`send_related`](Self::send_related), except
+    /// that the transport may hold it in a buffer until the next
+    /// [`flush`](Self::flush): a writer with several packets at hand feeds
+    /// them all, then flushes once (one system call instead of one each).
+    ///
+    /// The default sends at once.
+    fn feed(
+        &mut self,
+        packet: Packet,
+        related: Option<&RequestId>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.send_related(packet, related)
+    }
+
+    /// Hands on every packet [`feed`](Self::feed) still holds. The
+    /// default has nothing to do.
+    fn flush(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        core::future::ready(Ok(()))
+    }
+
     /// Flushes and ends the sending direction.
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send;
 }

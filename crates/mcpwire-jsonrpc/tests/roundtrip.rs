@@ -9,7 +9,7 @@
 use bytes::BytesMut;
 use mcpwire_jsonrpc::{
     ErrorCode, ErrorObject, ErrorResponse, Inbound, LineCodec, Message, Notification, Packet,
-    RawValue, Request, RequestId, Response,
+    RawJson, Request, RequestId, Response,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
@@ -33,12 +33,12 @@ fn json() -> impl Strategy<Value = Value> {
     })
 }
 
-fn raw(value: &Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).unwrap()
+fn raw(value: &Value) -> RawJson {
+    RawJson::from_serialize(value).unwrap()
 }
 
 /// Params are an object or an array.
-fn params() -> impl Strategy<Value = Option<Box<RawValue>>> {
+fn params() -> impl Strategy<Value = Option<RawJson>> {
     let structured = prop_oneof![
         vec(json(), 0..3).prop_map(Value::Array),
         btree_map(any::<String>(), json(), 0..3)
@@ -150,7 +150,7 @@ proptest! {
         let expected: Value = serde_json::from_str(&pretty).unwrap();
         let response = Message::Response(Response {
             id,
-            result: RawValue::from_string(pretty).unwrap(),
+            result: RawJson::from_string(pretty).unwrap(),
         });
         let bytes = response.to_vec();
         prop_assert!(!bytes.contains(&b'\n') && !bytes.contains(&b'\r'));

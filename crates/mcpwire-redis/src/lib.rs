@@ -3,7 +3,8 @@
 //! balancer: every POST and GET may land on any instance.
 //!
 //! [`RedisStores::connect`] opens one reconnecting connection and builds
-//! the three stores of `mcpwire_http::server` on it:
+//! on it the three stores of `mcpwire_http::server` and the shared state
+//! of `mcpwire_server`:
 //!
 //! * [`RedisSessionStore`]: session records (hashes with idle TTLs);
 //! * [`RedisEventStore`]: every stream's events for `Last-Event-ID`
@@ -12,7 +13,13 @@
 //!   runtime, and each event to the instance holding its stream's
 //!   connection (pub/sub; see its docs for the delivery guarantees);
 //! * [`RedisTaskStore`]: mcpwire-server's task records (JSON strings with
-//!   TTLs, updated by compare-and-set), so any instance serves any task.
+//!   TTLs, updated by compare-and-set), so any instance serves any task;
+//! * [`RedisChangeFeed`]: mcpwire-server's catalog changes (list changes,
+//!   resource updates) between instances, so that they reach sessions and
+//!   `subscriptions/listen` requests wherever they run;
+//! * [`RedisKeyRing`] ([`RedisStores::key_ring`]): the keys sealing
+//!   `requestState` (2026-07-28), created once, rotated by any instance,
+//!   followed by all.
 //!
 //! ```no_run
 //! use mcpwire_http::server::{Config, StreamableHttp};
@@ -33,8 +40,11 @@
 //! TTL. docs/scale-out.md describes the keys, TTLs and failure modes.
 
 mod bus;
+mod changes;
 mod connection;
 mod events;
+mod keyring;
+mod pubsub;
 mod sessions;
 mod tasks;
 mod wire;
@@ -44,12 +54,16 @@ use std::sync::Arc;
 use mcpwire_http::server::{Config, StoreError};
 
 pub use bus::RedisBus;
+pub use changes::RedisChangeFeed;
 pub use connection::RedisConfig;
 pub use events::RedisEventStore;
+pub use keyring::RedisKeyRing;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
-/// The three stores of one server instance, on one Redis connection.
+/// The shared state of one server instance, on one Redis connection (and
+/// a pub/sub connection each for the bus, the change feed and, once asked
+/// for, the key ring).
 #[derive(Debug, Clone)]
 pub struct RedisStores {
     /// Session records.
@@ -61,6 +75,14 @@ pub struct RedisStores {
     /// Task records, for `mcpwire_server::tasks` (give it to the server's
     /// task configuration so that any instance can serve any task).
     pub tasks: Arc<RedisTaskStore>,
+    /// Catalog changes between instances, for `mcpwire_server` (give it to
+    /// the server with `ServerBuilder::change_feed`, so that list changes
+    /// and resource updates reach sessions and `subscriptions/listen`
+    /// requests on every instance).
+    pub changes: Arc<RedisChangeFeed>,
+    redis: connection::Redis,
+    /// The key ring, once [`key_ring`](Self::key_ring) started it.
+    key_ring: Arc<tokio::sync::OnceCell<Arc<RedisKeyRing>>>,
 }
 
 impl RedisStores {
@@ -69,12 +91,32 @@ impl RedisStores {
     pub async fn connect(config: RedisConfig) -> Result<Self, StoreError> {
         let redis = connection::Redis::connect(config).await?;
         let bus = RedisBus::start(redis.clone()).await?;
+        let changes = RedisChangeFeed::start(redis.clone(), bus.instance().to_owned()).await?;
         Ok(Self {
+            changes: Arc::new(changes),
+            key_ring: Arc::default(),
+            redis: redis.clone(),
             sessions: Arc::new(RedisSessionStore::new(redis.clone())),
             events: Arc::new(RedisEventStore::new(redis.clone())),
             tasks: Arc::new(RedisTaskStore::new(redis)),
             bus: Arc::new(bus),
         })
+    }
+
+    /// The keys sealing `requestState` (2026-07-28), shared by every
+    /// instance through Redis: give `ring()` to the server with
+    /// `ServerBuilder::request_state_keys`. Started by the first call (it
+    /// creates the first key in Redis if there is none, so only services
+    /// that use multi round-trip requests store keys); later calls, on any
+    /// clone of these stores, answer the same ring, which follows
+    /// rotations for as long as the stores live.
+    pub async fn key_ring(&self) -> Result<Arc<RedisKeyRing>, StoreError> {
+        self.key_ring
+            .get_or_try_init(|| async {
+                RedisKeyRing::start(self.redis.clone()).await.map(Arc::new)
+            })
+            .await
+            .cloned()
     }
 
     /// `config` with these stores as its session store, event store and

@@ -1,9 +1,12 @@
 //! The binary frames the Redis bus publishes between instances: a POSTed
 //! message for a runtime, an event for a stream's connection, a detach,
 //! or the end of a session. Length-prefixed, so payloads stay opaque bytes.
+//! A POSTed message whose extensions hold a `RequestIdentity` travels as a
+//! frame of its own kind with the identity as JSON, so that instances of
+//! an earlier version still read every other frame.
 
 use bytes::Bytes;
-use mcpwire_http::server::{Envelope, SessionId, StreamEvent};
+use mcpwire_http::server::{Envelope, PostExtensions, RequestIdentity, SessionId, StreamEvent};
 
 /// One message between instances.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +37,9 @@ const DELIVER: u8 = 1;
 const EVENT: u8 = 2;
 const DETACH: u8 = 3;
 const CLOSE: u8 = 4;
+/// `DELIVER` with the POST's `RequestIdentity` (u32 length, JSON) before
+/// the payload.
+const DELIVER_WITH_IDENTITY: u8 = 5;
 
 const MESSAGE: u8 = 0;
 const END: u8 = 1;
@@ -44,9 +50,20 @@ impl Frame {
     /// know how to carry.
     pub(crate) fn encode(&self) -> Option<Vec<u8>> {
         let mut out = Vec::new();
+        let identity = match self {
+            Self::Deliver { envelope, .. } => envelope
+                .extensions
+                .identity()
+                .and_then(|identity| serde_json::to_vec(identity).ok()),
+            _ => None,
+        };
         let session = match self {
             Self::Deliver { session, .. } => {
-                out.push(DELIVER);
+                out.push(if identity.is_some() {
+                    DELIVER_WITH_IDENTITY
+                } else {
+                    DELIVER
+                });
                 session
             }
             Self::Event { session, .. } => {
@@ -71,6 +88,10 @@ impl Frame {
                 out.push(u8::from(envelope.stream.is_some()));
                 out.extend_from_slice(&envelope.stream.unwrap_or(0).to_be_bytes());
                 out.push(u8::from(envelope.answers_only));
+                if let Some(identity) = &identity {
+                    out.extend_from_slice(&u32::try_from(identity.len()).ok()?.to_be_bytes());
+                    out.extend_from_slice(identity);
+                }
                 out.extend_from_slice(&envelope.payload);
             }
             Self::Event {
@@ -109,15 +130,24 @@ impl Frame {
         let length = usize::from(u16::from_be_bytes(reader.array()?));
         let session = SessionId::parse(std::str::from_utf8(reader.take(length)?).ok()?)?;
         let frame = match kind {
-            DELIVER => {
+            DELIVER | DELIVER_WITH_IDENTITY => {
                 let has_stream = reader.byte()? == 1;
                 let stream = u64::from_be_bytes(reader.array()?);
                 let answers_only = reader.byte()? == 1;
+                let identity = if kind == DELIVER_WITH_IDENTITY {
+                    let length = usize::try_from(u32::from_be_bytes(reader.array()?)).ok()?;
+                    let json = reader.take(length)?;
+                    Some(serde_json::from_slice::<RequestIdentity>(json).ok()?)
+                } else {
+                    None
+                };
                 let payload = Bytes::copy_from_slice(reader.rest());
-                Self::Deliver {
-                    session,
-                    envelope: Envelope::new(payload, has_stream.then_some(stream), answers_only),
+                let mut envelope =
+                    Envelope::new(payload, has_stream.then_some(stream), answers_only);
+                if let Some(identity) = identity {
+                    envelope.extensions = PostExtensions::from_identity(identity);
                 }
+                Self::Deliver { session, envelope }
             }
             EVENT => {
                 let stream = u64::from_be_bytes(reader.array()?);
@@ -227,6 +257,62 @@ mod tests {
             let bytes = frame.encode().unwrap();
             assert_eq!(Frame::decode(&bytes), Some(frame));
         }
+    }
+
+    #[test]
+    fn a_request_identity_crosses_alone_and_other_extensions_stay_behind() {
+        let identity = RequestIdentity::new("alice")
+            .client_id("app")
+            .scopes(["read"])
+            .claim("tenant", serde_json::json!("t1"));
+        let mut extensions = http::Extensions::new();
+        extensions.insert(identity.clone());
+        extensions.insert(42u32);
+        let mut envelope = Envelope::new(Bytes::from_static(b"{}"), Some(1), false);
+        envelope.extensions = PostExtensions(Some(std::sync::Arc::new(extensions)));
+        let frame = Frame::Deliver {
+            session: session(),
+            envelope,
+        };
+        let bytes = frame.encode().unwrap();
+        assert_eq!(bytes[0], DELIVER_WITH_IDENTITY);
+        let Some(Frame::Deliver { envelope, .. }) = Frame::decode(&bytes) else {
+            panic!("not a delivery");
+        };
+        assert_eq!(envelope.payload, Bytes::from_static(b"{}"));
+        assert_eq!(envelope.extensions.identity(), Some(&identity));
+        let carried = envelope.extensions.0.unwrap();
+        assert_eq!(carried.get::<u32>(), None);
+        // Without an identity, nothing of the extensions travels.
+        let mut plain = Envelope::new(Bytes::from_static(b"[]"), None, true);
+        let mut extensions = http::Extensions::new();
+        extensions.insert(42u32);
+        plain.extensions = PostExtensions(Some(std::sync::Arc::new(extensions)));
+        let bytes = Frame::Deliver {
+            session: session(),
+            envelope: plain,
+        }
+        .encode()
+        .unwrap();
+        assert_eq!(bytes[0], DELIVER);
+        let Some(Frame::Deliver { envelope, .. }) = Frame::decode(&bytes) else {
+            panic!("not a delivery");
+        };
+        assert!(envelope.extensions.0.is_none());
+        // A damaged identity refuses the frame rather than dropping it.
+        let mut broken = Frame::Deliver {
+            session: session(),
+            envelope: {
+                let mut envelope = Envelope::new(Bytes::new(), None, false);
+                envelope.extensions = PostExtensions::from_identity(RequestIdentity::new("x"));
+                envelope
+            },
+        }
+        .encode()
+        .unwrap();
+        let last = broken.len() - 1;
+        broken[last] = b'!';
+        assert_eq!(Frame::decode(&broken), None);
     }
 
     #[test]

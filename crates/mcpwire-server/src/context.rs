@@ -25,7 +25,7 @@ pub(crate) enum Command {
     /// An answer already shaped for the request's revision (tasks).
     RespondRaw {
         id: RequestId,
-        result: Result<Box<mcpwire_jsonrpc::RawValue>, ErrorObject>,
+        result: Result<mcpwire_jsonrpc::RawJson, ErrorObject>,
     },
     Progress {
         id: RequestId,

@@ -40,7 +40,7 @@ impl Server {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
             }
             // Tool calls may become tasks (tasks/start.rs).
-            ClientRequest::CallTool(params) => return self.call_tool_reply(*params, ctx).await,
+            ClientRequest::CallTool(params) => return self.call_tool_reply(params, ctx).await,
             request @ (ClientRequest::GetTask(_)
             | ClientRequest::GetTaskPayload(_)
             | ClientRequest::ListTasks(_)
@@ -144,16 +144,20 @@ impl Server {
     /// -32602 before; `structuredContent` is checked against `outputSchema`
     /// before sending (TOOL-14) and mirrored as text when the tool gave no
     /// content (TOOL-13).
+    ///
+    /// The params stay boxed: every async layer keeps its arguments for
+    /// its whole life, and the call's future (moved to the heap once per
+    /// call) would hold them once per layer.
     pub(crate) async fn call_tool(
         &self,
-        params: CallToolRequestParams,
+        params: Box<CallToolRequestParams>,
         ctx: Context,
     ) -> Result<Answer<CallToolResult>, ErrorObject> {
         let Some(entry) = self.catalog().tool(&params.name) else {
             return Err(invalid_params(format!("unknown tool: {}", params.name)));
         };
-        let arguments = params.arguments.unwrap_or_default();
-        if let Some(refusal) = check_arguments(&entry, &arguments, ctx.version())? {
+        let mut arguments = params.arguments.unwrap_or_default();
+        if let Some(refusal) = check_arguments(&entry, &mut arguments, ctx.version())? {
             return Ok(Answer::Complete(refusal));
         }
         let version = ctx.version();
@@ -314,10 +318,17 @@ pub(crate) fn resource_not_found(version: ProtocolVersion, uri: &str) -> ErrorOb
 /// back as the result to send, and -32602 before.
 pub(crate) fn check_arguments(
     entry: &ToolEntry,
-    arguments: &Arguments,
+    arguments: &mut Arguments,
     version: ProtocolVersion,
 ) -> Result<Option<CallToolResult>, ErrorObject> {
-    let Err(failure) = entry.input.validate(&Value::Object(arguments.clone())) else {
+    // The validator wants a `Value`: the arguments are moved into one and
+    // back out rather than copied.
+    let value = Value::Object(std::mem::take(arguments));
+    let checked = entry.input.validate(&value);
+    if let Value::Object(map) = value {
+        *arguments = map;
+    }
+    let Err(failure) = checked else {
         return Ok(None);
     };
     let message = format!("invalid arguments for tool {}: {failure}", entry.tool.name);

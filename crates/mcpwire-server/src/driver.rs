@@ -1,11 +1,10 @@
 //! The session driver: one task owning a `ServerSession` and a transport,
-//! feeding one into the other, spawning a task per request, and applying
-//! what handlers send back.
+//! feeding one into the other, running each request's handler (right here
+//! when it finishes in its first poll, in a task of its own when it has to
+//! wait), applying what handlers send back and writing the answers.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::task::Poll;
 use std::time::Instant;
 
@@ -21,12 +20,12 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use crate::call::Handling;
 use crate::cancel::CancelHandle;
 use crate::context::Command;
 use crate::listen::Listens;
 use crate::outbox::Outbox;
 use crate::server::Change;
-use crate::tasks::Reply;
 use crate::{Context, PeerRequestError, ServeError, Server};
 
 /// How many handler messages may queue before handlers wait (back-pressure).
@@ -34,6 +33,10 @@ const COMMAND_QUEUE: usize = 256;
 
 /// How many packets may wait for the writer before the driver stops reading.
 const MAX_BACKLOG: usize = 256;
+
+/// Tables keyed by the client's request ids: a keyed hash that resists
+/// chosen collisions, cheaper than SipHash.
+type IdMap<K, V> = HashMap<K, V, ahash::RandomState>;
 
 /// A request being handled by its own task.
 struct Running {
@@ -47,20 +50,22 @@ struct Running {
 struct Driver {
     server: Server,
     session: ServerSession,
-    commands: mpsc::Sender<Command>,
-    running: HashMap<RequestId, Running>,
-    replies: HashMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
+    /// Where handlers talk back, made on first use ([`Driver::commands`]).
+    commands: Option<mpsc::Sender<Command>>,
+    command_rx: Option<mpsc::Receiver<Command>>,
+    running: IdMap<RequestId, Running>,
+    replies: IdMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
     /// The requests to the client each client request's handler sent, so
     /// that they are cancelled when that request is (a handler's questions
     /// outlive it no longer).
-    sent_for: HashMap<RequestId, Vec<RequestId>>,
+    sent_for: IdMap<RequestId, Vec<RequestId>>,
     subscriptions: HashSet<String>,
     listens: Listens,
     /// A random name for this session, to which its tasks are bound.
     scope: std::sync::Arc<str>,
     /// What the transport knew of each request received and not started
     /// yet (on HTTP, its POST's extensions), for the request's `Context`.
-    transport_contexts: HashMap<RequestId, TransportContext>,
+    transport_contexts: IdMap<RequestId, TransportContext>,
     /// Runs the application's hook on `notifications/roots/list_changed`.
     roots: crate::roots::RootsWatcher,
 }
@@ -85,8 +90,12 @@ fn request_ids(inbound: &Inbound) -> Vec<RequestId> {
 impl Server {
     /// Serves one client over `transport` until the client closes it.
     ///
-    /// Requests run concurrently, each in its own task; notifications are
-    /// applied in the order they arrived. When the client stops sending,
+    /// Requests run concurrently (a handler that has to wait goes on in a
+    /// task of its own; one that finishes in its first poll is answered at
+    /// once, and holds up the session only while it is polled: a handler
+    /// that computes for long without awaiting should hand the work to
+    /// `tokio::task::spawn_blocking`); notifications are applied in the
+    /// order they arrived. When the client stops sending,
     /// requests already received are still answered (for at most the
     /// builder's drain timeout); then running handlers are cancelled.
     ///
@@ -95,26 +104,26 @@ impl Server {
     /// When the transport fails.
     pub async fn serve<T: Transport>(&self, transport: T) -> Result<(), ServeError> {
         let (sender, mut receiver) = transport.split();
-        let mut outbox = Outbox::spawn(sender);
-        let (commands, mut command_rx) = mpsc::channel(COMMAND_QUEUE);
+        let mut outbox = Outbox::new(sender);
         let mut changes = self.inner.changes.subscribe();
         let mut driver = Driver {
             server: self.clone(),
             session: ServerSession::new(self.inner.config.clone()),
-            commands,
-            running: HashMap::new(),
-            replies: HashMap::new(),
-            sent_for: HashMap::new(),
+            commands: None,
+            command_rx: None,
+            running: IdMap::default(),
+            replies: IdMap::default(),
+            sent_for: IdMap::default(),
             subscriptions: HashSet::new(),
             listens: Listens::default(),
             scope: session_scope(),
-            transport_contexts: HashMap::new(),
+            transport_contexts: IdMap::default(),
             roots: crate::roots::RootsWatcher::default(),
         };
         // Set when the client stops sending: requests already received are
         // still answered, until they finish or the drain time is up.
         let mut draining: Option<tokio::time::Instant> = None;
-        let outcome = loop {
+        let outcome = 'serve: loop {
             driver.drain_events();
             while let Some(transmit) = driver.session.poll_transmit() {
                 outbox.push(transmit);
@@ -130,27 +139,32 @@ impl Server {
             // stop reading what it sends (each request would add an answer).
             let may_read = draining.is_none() && outbox.backlog() < MAX_BACKLOG;
             tokio::select! {
-                advanced = outbox.advance(), if outbox.backlog() > 0 => {
+                advanced = outbox.advance(), if outbox.busy() => {
                     if advanced.is_err() {
-                        break Err(outbox.failure().await);
+                        break Err(outbox.failure());
                     }
                 }
-                inbound = receiver.recv(), if may_read => match inbound {
-                    Some(Ok(inbound)) => {
-                        if driver.transport_contexts.len() >= MAX_TRANSPORT_CONTEXTS {
-                            driver.transport_contexts.clear();
-                        }
-                        for id in request_ids(&inbound) {
-                            if let Some(context) = receiver.request_context(&id) {
-                                driver.transport_contexts.insert(id, context);
+                inbound = receiver.recv(), if may_read => {
+                    // Everything the transport already holds is taken in
+                    // one go (at most a batch), so that the answers to it
+                    // go out together, with one write.
+                    let mut next = Some(inbound);
+                    let mut taken = 0;
+                    while let Some(inbound) = next.take() {
+                        match inbound {
+                            Some(Ok(inbound)) => driver.receive(&mut receiver, inbound),
+                            Some(Err(error)) => break 'serve Err(ServeError::Transport(Box::new(error))),
+                            None => {
+                                draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout);
                             }
                         }
-                        driver.session.handle_inbound(inbound, now());
+                        taken += 1;
+                        if draining.is_none() && taken < READ_BATCH {
+                            next = ready_now(receiver.recv());
+                        }
                     }
-                    Some(Err(error)) => break Err(ServeError::Transport(Box::new(error))),
-                    None => draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout),
-                },
-                Some(command) = command_rx.recv() => driver.apply(command),
+                }
+                Some(command) = next_command(&mut driver.command_rx) => driver.apply(command),
                 change = changes.recv() => driver.announce(change),
                 () = sleep_until(deadline) => driver.session.handle_timeout(now()),
                 () = sleep_until(draining) => break Ok(()),
@@ -168,9 +182,32 @@ impl Server {
     }
 }
 
+/// How many inbound packets the driver takes from the transport in a row
+/// when they are there without waiting.
+const READ_BATCH: usize = 64;
+
+/// The output of `future` if it is ready without waiting (for a cancel-safe
+/// future: dropping it pending loses nothing, and the next poll with the
+/// task's own waker registers for what it waits for).
+fn ready_now<F: Future>(future: F) -> Option<F::Output> {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::pin::pin!(future).poll(&mut context) {
+        Poll::Ready(output) => Some(output),
+        Poll::Pending => None,
+    }
+}
+
 /// The engine's clock: tokio's, so that paused-time tests control it.
 fn now() -> Instant {
     tokio::time::Instant::now().into_std()
+}
+
+/// The next message of a handler; pending while no handler ever ran (the channel is not made yet).
+async fn next_command(commands: &mut Option<mpsc::Receiver<Command>>) -> Option<Command> {
+    match commands {
+        Some(commands) => commands.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
@@ -181,6 +218,27 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 }
 
 impl Driver {
+    /// Hands one inbound packet to the engine, keeping what the transport
+    /// knew of each request in it.
+    fn receive<R: TransportReceiver>(&mut self, receiver: &mut R, inbound: Inbound) {
+        if self.transport_contexts.len() >= MAX_TRANSPORT_CONTEXTS {
+            self.transport_contexts.clear();
+        }
+        if let Inbound::Single(Message::Request(request)) = &inbound {
+            // The common case, without collecting ids.
+            if let Some(context) = receiver.request_context(&request.id) {
+                self.transport_contexts.insert(request.id.clone(), context);
+            }
+        } else {
+            for id in request_ids(&inbound) {
+                if let Some(context) = receiver.request_context(&id) {
+                    self.transport_contexts.insert(id, context);
+                }
+            }
+        }
+        self.session.handle_inbound(inbound, now());
+    }
+
     fn drain_events(&mut self) {
         while let Some(event) = self.session.poll_event() {
             self.on_event(event);
@@ -234,9 +292,22 @@ impl Driver {
         else {
             return;
         };
+        let (hook, version) = (hook.clone(), client.version);
         let capabilities = client.capabilities.clone();
-        self.roots
-            .changed(hook, &self.commands, client.version, capabilities);
+        let commands = self.commands().clone();
+        self.roots.changed(&hook, &commands, version, capabilities);
+    }
+
+    /// Where handlers talk back to the driver. The channel is made on first use: tokio allocates
+    /// a block of 32 slots with each channel, and a session that never runs a handler (an idle
+    /// one) then holds none.
+    fn commands(&mut self) -> &mpsc::Sender<Command> {
+        let receiver = &mut self.command_rx;
+        self.commands.get_or_insert_with(|| {
+            let (commands, received) = mpsc::channel(COMMAND_QUEUE);
+            *receiver = Some(received);
+            commands
+        })
     }
 
     /// Starts handling a request: per-session methods right here, the
@@ -290,45 +361,61 @@ impl Driver {
             id.clone(),
             context,
             meta,
-            self.commands.clone(),
+            self.commands().clone(),
             cancellation,
             self.server.clone(),
             std::sync::Arc::clone(&self.scope),
         )
-        .with_transport(self.transport_contexts.remove(&id));
+        .with_transport(self.take_transport_context(&id));
         let server = self.server.clone();
-        let commands = self.commands.clone();
-        let task_id = id.clone();
-        let task = tokio::spawn(
-            async move {
-                // A panicking handler still gets its request answered: otherwise
-                // the client waits until its own timeout, and a draining
-                // session waits out its whole drain time.
-                let result = match CatchPanic::new(server.dispatch(request, ctx)).await {
-                    Some(result) => result,
-                    None => Err(ErrorObject::internal_error("the handler panicked")),
-                };
-                if let Err(error) = &result {
-                    tracing::debug!(code = %error.code, message = %error.message, "request failed");
-                }
-                let command = match result {
-                    Ok(Reply::Raw(raw)) => Command::RespondRaw {
-                        id: task_id,
-                        result: Ok(raw),
-                    },
-                    Ok(Reply::Typed(result)) => Command::Respond {
-                        id: task_id,
-                        result: Ok(result),
-                    },
-                    Err(error) => Command::Respond {
-                        id: task_id,
-                        result: Err(error),
-                    },
-                };
-                let _ = commands.send(command).await;
-            }
-            .instrument(span),
-        );
+        let mut handling = Handling::new(id.clone(), span, async move {
+            server.dispatch(request, ctx).await
+        });
+        // Most handlers finish at once: answered here, the call costs no
+        // task and no hand-off. One that waits goes on in a task of its own.
+        if let Poll::Ready(answer) = handling.poll_now() {
+            self.answer_now(answer, cancel);
+            return;
+        }
+        let commands = self.commands().clone();
+        let task = tokio::spawn(async move {
+            let answer = handling.await;
+            let _ = commands.send(answer).await;
+        });
+        self.running.insert(id, Running { task, cancel });
+    }
+
+    /// What the transport knew of request `id` (nothing over stdio: the
+    /// table is then empty and not even hashed into).
+    fn take_transport_context(&mut self, id: &RequestId) -> Option<TransportContext> {
+        if self.transport_contexts.is_empty() {
+            return None;
+        }
+        self.transport_contexts.remove(id)
+    }
+
+    /// Applies the answer of a handler that finished in its first poll,
+    /// behind what it sent before finishing: when its progress, logs or
+    /// notifications still wait in the command queue, the answer queues
+    /// behind them (and counts as running until it is applied, so that a
+    /// draining session waits for it).
+    fn answer_now(&mut self, answer: Command, cancel: CancelHandle) {
+        let queue_empty = self
+            .commands
+            .as_ref()
+            .is_none_or(|commands| commands.capacity() == commands.max_capacity());
+        if queue_empty {
+            self.apply(answer);
+            return;
+        }
+        let id = match &answer {
+            Command::Respond { id, .. } | Command::RespondRaw { id, .. } => id.clone(),
+            _ => return self.apply(answer),
+        };
+        let commands = self.commands().clone();
+        let task = tokio::spawn(async move {
+            let _ = commands.send(answer).await;
+        });
         self.running.insert(id, Running { task, cancel });
     }
 
@@ -348,9 +435,9 @@ impl Driver {
         );
         let (cancel, _cancellation) = CancelHandle::new();
         let server = self.server.clone();
-        let commands = self.commands.clone();
+        let commands = self.commands().clone();
         let task_id = id.clone();
-        let transport = self.transport_contexts.remove(&id);
+        let transport = self.take_transport_context(&id);
         let task = tokio::spawn(
             async move {
                 let result = server
@@ -372,14 +459,14 @@ impl Driver {
         let now = now();
         match command {
             Command::Respond { id, result } => {
-                self.running.remove(&id);
+                self.forget_running(&id);
                 self.cancel_sent_for(&id);
                 if let Err(error) = self.session.respond(&id, result) {
                     tracing::debug!(%id, %error, "answer not sent");
                 }
             }
             Command::RespondRaw { id, result } => {
-                self.running.remove(&id);
+                self.forget_running(&id);
                 self.cancel_sent_for(&id);
                 if let Err(error) = self.session.respond_raw(&id, result) {
                     tracing::debug!(%id, %error, "answer not sent");
@@ -432,10 +519,22 @@ impl Driver {
         }
     }
 
+    /// Drops the entry of a request whose answer is being applied (none
+    /// when its handler finished in its first poll).
+    fn forget_running(&mut self, id: &RequestId) {
+        if !self.running.is_empty() {
+            self.running.remove(id);
+        }
+    }
+
     /// Cancels the requests to the client that the handler of `request`
     /// sent and that are still unanswered (CANCEL-01: they were believed
     /// running), now that `request` is over.
     fn cancel_sent_for(&mut self, request: &RequestId) {
+        // Most handlers ask the client nothing: no lookup then.
+        if self.sent_for.is_empty() {
+            return;
+        }
         for id in self.sent_for.remove(request).unwrap_or_default() {
             if self.replies.remove(&id).is_some() {
                 let reason = "the request it was sent for has ended".to_owned();
@@ -449,11 +548,12 @@ impl Driver {
     /// subscribed), and every open `subscriptions/listen` whose filter asks.
     fn announce(&mut self, change: Result<Change, broadcast::error::RecvError>) {
         let changes = match change {
-            Ok(change) => vec![change],
-            // Missed some: announce every list and an update of every
-            // subscribed resource (harmless: clients re-list and re-read),
-            // since a lost update would leave a client with stale contents.
-            Err(broadcast::error::RecvError::Lagged(_)) => {
+            Ok(change) if change != Change::Missed => vec![change],
+            // Missed some (here, or a change feed did): announce every list
+            // and an update of every subscribed resource (harmless: clients
+            // re-list and re-read), since a lost update would leave a
+            // client with stale contents.
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
                 let lists = [Change::Tools, Change::Prompts, Change::Resources];
                 let mut uris = self.listens.subscribed_uris();
                 uris.extend(self.subscriptions.iter().cloned());
@@ -474,6 +574,7 @@ impl Driver {
 
     fn announce_to_handshake_client(&mut self, change: Change) {
         let notification = match change {
+            Change::Missed => return,
             Change::Tools => ServerNotification::ToolListChanged(Box::default()),
             Change::Prompts => ServerNotification::PromptListChanged(Box::default()),
             Change::Resources => ServerNotification::ResourceListChanged(Box::default()),
@@ -500,35 +601,6 @@ impl Driver {
         self.listens.close_all(&mut self.session);
         self.session.close();
         self.drain_events();
-    }
-}
-
-/// Runs a future, turning a panic while polling it into `None` (the future
-/// is then dropped, never polled again).
-struct CatchPanic<F> {
-    future: Pin<Box<F>>,
-}
-
-impl<F: Future> CatchPanic<F> {
-    fn new(future: F) -> Self {
-        Self {
-            future: Box::pin(future),
-        }
-    }
-}
-
-impl<F: Future> Future for CatchPanic<F> {
-    type Output = Option<F::Output>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
-        let future = self.future.as_mut();
-        // Unwind safety: after a panic the future is dropped unpolled, as
-        // tokio itself does with a task that panics.
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
-            Ok(Poll::Ready(output)) => Poll::Ready(Some(output)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(_) => Poll::Ready(None),
-        }
     }
 }
 

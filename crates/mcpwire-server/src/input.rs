@@ -288,7 +288,13 @@ impl Server {
         let version = ctx.version();
         let mrtr = version.has_multi_round_trip()
             && method_info(method).is_some_and(|info| info.may_require_input_in(version));
-        let binding = format!("{method}\n{name}");
+        // What a sealed state is bound to; only multi round-trip requests
+        // carry one, so the others skip the formatting.
+        let binding = if mrtr {
+            format!("{method}\n{name}")
+        } else {
+            String::new()
+        };
         let state = match retry.state {
             Some(sealed) if mrtr => Some(self.inner.state_key.open(&binding, &sealed).ok_or_else(
                 || {
@@ -319,7 +325,9 @@ impl Server {
                     "{method} cannot answer input_required in {version}"
                 )));
             }
-            round = fulfil_locally(input, &ctx).await?;
+            // Boxed: the rare path, and a large future that would
+            // otherwise make every call's future as large.
+            round = Box::pin(fulfil_locally(input, &ctx)).await?;
         }
         Err(HandlerError::Internal(format!(
             "the handler of {method} {name} asked for input more than {MAX_LOCAL_ROUNDS} times"

@@ -27,8 +27,9 @@
 //! The runtime validates tool arguments against `inputSchema` and
 //! structured results against `outputSchema` (JSON Schema 2020-12 by
 //! default, draft-07 when `$schema` says so), pages lists with opaque
-//! cursors, matches resource templates (RFC 6570), runs each request in its
-//! own task with a cancellation signal, and keeps resource subscriptions
+//! cursors, matches resource templates (RFC 6570), runs requests
+//! concurrently (each in a task of its own once its handler has to wait)
+//! with a cancellation signal, and keeps resource subscriptions
 //! per session. A tool, prompt or resource handler that needs the client
 //! to elicit, sample or list roots first returns an [`InputRequired`]
 //! (multi round-trip requests: `input_required` in 2026-07-28, the
@@ -42,8 +43,10 @@
 //! the engine's, `mcpwire-session`.
 
 mod cache_hints;
+mod call;
 mod cancel;
 mod catalog;
+mod change_feed;
 mod client_requests;
 mod context;
 pub mod cursor;
@@ -62,6 +65,7 @@ pub mod tasks;
 pub mod uri_template;
 
 pub use cancel::Cancellation;
+pub use change_feed::{Change, ChangeFeed, ChangeSink};
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};

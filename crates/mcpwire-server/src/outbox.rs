@@ -1,132 +1,137 @@
-//! The writing side of a session: a task owning the transport's sending
-//! half, fed through a bounded channel, so that the driver keeps reading
-//! while a write waits for the peer (two peers that both block reading
-//! while they write would deadlock once both pipes are full).
+//! The writing side of a session: packets queue here and go out in
+//! batches (every packet queued at the moment, then one flush), written by
+//! a future the session driver polls beside its reading. The driver keeps
+//! reading while a write waits for the peer (two peers that both block
+//! reading while they write would deadlock once both pipes are full), and
+//! no task hand-off stands between an answer and its write.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcpwire_jsonrpc::TransportSender;
 use mcpwire_session::Transmit;
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 
 use crate::ServeError;
 
-/// How many packets wait in the channel to the writer task.
-const CHANNEL: usize = 64;
+/// How many packets one batch writes at most before it flushes.
+const BATCH: usize = 64;
 
-/// Packets on their way to the writer task.
-pub(crate) struct Outbox {
-    /// Taken from the engine but not yet in the channel.
+/// A batch on its way out: it owns the sending half while it runs and
+/// gives it back with the outcome.
+type Writing<S> = Pin<Box<dyn Future<Output = (S, Result<(), ServeError>)> + Send>>;
+
+/// Packets on their way to the transport.
+pub(crate) struct Outbox<S: TransportSender> {
+    /// Taken from the engine, not yet in a batch.
     queue: VecDeque<Transmit>,
-    channel: Option<mpsc::Sender<Transmit>>,
-    writer: JoinHandle<Result<(), ServeError>>,
+    /// The sending half while no batch runs; `None` once it failed or
+    /// closed.
+    sender: Option<S>,
+    /// The batch being written, if any.
+    writing: Option<Writing<S>>,
+    /// Why writing failed, until the driver asks.
+    failure: Option<ServeError>,
 }
 
-impl Outbox {
-    /// Spawns the writer task over `sender`.
-    pub(crate) fn spawn<S: TransportSender>(mut sender: S) -> Self {
-        let (channel, mut packets) = mpsc::channel::<Transmit>(CHANNEL);
-        let writer = tokio::spawn(async move {
-            while let Some(transmit) = packets.recv().await {
-                sender
-                    .send_related(transmit.packet, transmit.related.as_ref())
-                    .await
-                    .map_err(|error| ServeError::Transport(Box::new(error)))?;
-            }
-            // Best effort: the peer may already be gone.
-            let _ = sender.close().await;
-            Ok(())
-        });
+impl<S: TransportSender> Outbox<S> {
+    /// An outbox writing to `sender`.
+    pub(crate) fn new(sender: S) -> Self {
         Self {
             queue: VecDeque::new(),
-            channel: Some(channel),
-            writer,
+            sender: Some(sender),
+            writing: None,
+            failure: None,
         }
     }
 
-    /// Queues a packet and moves what it can into the channel without waiting.
+    /// Queues a packet; it goes out when the driver next polls
+    /// [`advance`](Self::advance).
     pub(crate) fn push(&mut self, transmit: Transmit) {
         self.queue.push_back(transmit);
-        self.hand_off();
     }
 
-    fn hand_off(&mut self) {
-        let Some(channel) = &self.channel else {
-            return;
-        };
-        while let Some(transmit) = self.queue.pop_front() {
-            match channel.try_send(transmit) {
-                Ok(()) => {}
-                Err(
-                    mpsc::error::TrySendError::Full(transmit)
-                    | mpsc::error::TrySendError::Closed(transmit),
-                ) => {
-                    self.queue.push_front(transmit);
-                    break;
-                }
-            }
-        }
-    }
-
-    /// How many packets wait outside the channel.
+    /// How many packets wait for a batch.
     pub(crate) fn backlog(&self) -> usize {
         self.queue.len()
     }
 
-    /// Waits until the channel takes the oldest waiting packet; `Err` when
-    /// the writer task has ended (the transport failed).
+    /// Whether there is writing to do (or a failure to report).
+    pub(crate) fn busy(&self) -> bool {
+        self.writing.is_some() || !self.queue.is_empty()
+    }
+
+    /// Writes until the queue is empty: `Ok` then, `Err` when the transport
+    /// failed (see [`failure`](Self::failure)). Cancel safe: a batch that
+    /// has started stays here and goes on at the next call.
     pub(crate) async fn advance(&mut self) -> Result<(), ()> {
-        {
-            let Some(channel) = &self.channel else {
-                return Err(());
-            };
-            let permit = channel.reserve().await.map_err(|_| ())?;
-            if let Some(transmit) = self.queue.pop_front() {
-                permit.send(transmit);
-            }
-        }
-        self.hand_off();
-        Ok(())
+        std::future::poll_fn(|cx| self.poll_write(cx)).await
     }
 
-    /// Why the writer task ended early.
-    pub(crate) async fn failure(&mut self) -> ServeError {
-        self.channel = None;
-        match (&mut self.writer).await {
-            Ok(Err(error)) => error,
-            Ok(Ok(())) => ServeError::Transport("the transport stopped sending".into()),
-            Err(join) => ServeError::Transport(Box::new(join)),
-        }
-    }
-
-    /// Sends what is left, closes the sending half and waits (at most
-    /// `grace`) for the writer to finish.
-    pub(crate) async fn finish(mut self, grace: Duration) -> Result<(), ServeError> {
-        let Some(channel) = self.channel.take() else {
-            return Ok(());
-        };
-        let queue = std::mem::take(&mut self.queue);
-        let mut writer = self.writer;
-        let flush = async {
-            let channel = channel;
-            for transmit in queue {
-                if channel.send(transmit).await.is_err() {
-                    break;
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
+        loop {
+            if let Some(writing) = self.writing.as_mut() {
+                let Poll::Ready((sender, outcome)) = writing.as_mut().poll(cx) else {
+                    return Poll::Pending;
+                };
+                self.writing = None;
+                if let Err(error) = outcome {
+                    self.failure = Some(error);
+                    return Poll::Ready(Err(()));
                 }
+                self.sender = Some(sender);
             }
-            drop(channel);
-            (&mut writer).await
-        };
-        match tokio::time::timeout(grace, flush).await {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(join)) => Err(ServeError::Transport(Box::new(join))),
-            // A peer that stopped reading: give up on the rest.
-            Err(_) => {
-                writer.abort();
-                Ok(())
+            if self.queue.is_empty() {
+                return Poll::Ready(Ok(()));
             }
+            let Some(mut sender) = self.sender.take() else {
+                return Poll::Ready(Err(()));
+            };
+            let batch: Vec<Transmit> = self.queue.drain(..self.queue.len().min(BATCH)).collect();
+            self.writing = Some(Box::pin(async move {
+                let outcome = write_batch(&mut sender, batch).await;
+                (sender, outcome)
+            }));
         }
     }
+
+    /// Why writing ended early.
+    pub(crate) fn failure(&mut self) -> ServeError {
+        self.failure
+            .take()
+            .unwrap_or_else(|| ServeError::Transport("the transport stopped sending".into()))
+    }
+
+    /// Sends what is left and closes the sending half, taking at most
+    /// `grace` (a peer that stopped reading gets no more).
+    pub(crate) async fn finish(mut self, grace: Duration) -> Result<(), ServeError> {
+        let flush = async {
+            if self.advance().await.is_err() {
+                return Err(self.failure());
+            }
+            if let Some(mut sender) = self.sender.take() {
+                // Best effort: the peer may already be gone.
+                let _ = sender.close().await;
+            }
+            Ok(())
+        };
+        tokio::time::timeout(grace, flush).await.unwrap_or(Ok(()))
+    }
+}
+
+/// Feeds every packet of `batch` to `sender`, then flushes once.
+async fn write_batch<S: TransportSender>(
+    sender: &mut S,
+    batch: Vec<Transmit>,
+) -> Result<(), ServeError> {
+    let failed = |error: S::Error| ServeError::Transport(Box::new(error));
+    for transmit in batch {
+        sender
+            .feed(transmit.packet, transmit.related.as_ref())
+            .await
+            .map_err(failed)?;
+    }
+    sender.flush().await.map_err(failed)
 }

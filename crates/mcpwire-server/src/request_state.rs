@@ -183,6 +183,21 @@ impl StateKeyRing {
         keys.previous.truncate(MAX_PREVIOUS_KEYS);
     }
 
+    /// Replaces every key at once: `current` seals, and it and `previous`
+    /// (newest first, at most [`MAX_PREVIOUS_KEYS`] kept) open. For a ring
+    /// that follows keys kept elsewhere (`mcpwire-redis`'s `RedisKeyRing`),
+    /// so that no seal ever uses a half-updated ring.
+    pub fn replace(&self, current: [u8; 32], previous: &[[u8; 32]]) {
+        let current = StateKey::from_key(current);
+        let previous = previous
+            .iter()
+            .take(MAX_PREVIOUS_KEYS)
+            .map(|key| StateKey::from_key(*key))
+            .collect();
+        let mut keys = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        *keys = Keys { current, previous };
+    }
+
     /// Forgets every previous key: states they sealed no longer open (after
     /// a key leaked, say).
     pub fn retire_previous(&self) {
@@ -274,6 +289,28 @@ mod tests {
         let clone = ring.clone();
         clone.rotate([0xee; 32]);
         assert_eq!(ring.open("b", &clone.seal("b", b"t")), Some(b"t".to_vec()));
+    }
+
+    #[test]
+    fn replacing_the_keys_seals_with_the_new_current_and_opens_only_the_given_keys() {
+        let ring = StateKeyRing::new([1; 32]);
+        let by_one = ring.seal("b", b"one");
+        let by_nine = StateKeyRing::new([9; 32]).seal("b", b"nine");
+        ring.replace([3; 32], &[[2; 32], [9; 32]]);
+        assert_eq!(
+            ring.open("b", &by_one),
+            None,
+            "a key left out no longer opens"
+        );
+        assert_eq!(ring.open("b", &by_nine), Some(b"nine".to_vec()));
+        let sealed = ring.seal("b", b"three");
+        assert_eq!(
+            StateKeyRing::new([3; 32]).open("b", &sealed),
+            Some(b"three".to_vec())
+        );
+        let many = [[5; 32]; MAX_PREVIOUS_KEYS + 3];
+        ring.replace([4; 32], &many);
+        assert!(format!("{ring:?}").contains(&format!("{MAX_PREVIOUS_KEYS} previous")));
     }
 
     #[test]

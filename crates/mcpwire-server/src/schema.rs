@@ -1,12 +1,14 @@
 //! JSON Schema validation of tool arguments (`inputSchema`) and structured tool results (`outputSchema`).
 //!
-//! A schema is compiled once into a [`CompiledSchema`] and reused for every call. A server holds
+//! A schema is compiled once into a [`CompiledSchema`] and reused for every call. Simple schemas
+//! (typed properties, `required`, enums, arrays of typed items, bounds; see `schema/simple.rs`)
+//! are compiled by a small built-in validator that gives jsonschema's results exactly; the rest
+//! by the jsonschema crate, which costs tens of millions of instructions and megabytes of heap for
+//! the first schema, because it validates it against its dialect's meta-schema. A server holds
 //! its tools' schemas as [`DeferredSchema`]s: the cheap checks run when the tool is registered,
-//! the compilation itself (tens of millions of instructions and megabytes of heap for the first
-//! schema, because the jsonschema crate validates it against its dialect's meta-schema) when a
-//! call first needs it, except in debug builds, which compile at registration so that a broken
-//! schema shows at once. Compiling follows the MCP rules of `basic/index` "JSON Schema Usage" (revision
-//! 2026-07-28, also 2025-11-25):
+//! the compilation itself when a call first needs it, except in debug builds, which compile at
+//! registration so that a broken schema shows at once. Compiling follows the MCP rules of
+//! `basic/index` "JSON Schema Usage" (revision 2026-07-28, also 2025-11-25):
 //!
 //! - **Dialects.** A schema without `$schema` is JSON Schema 2020-12. An explicit `$schema` may
 //!   name 2020-12, 2019-09, draft-07, draft-06 or draft-04 (see [`Dialect`]); the URI is accepted
@@ -28,6 +30,8 @@
 //! Validation reports every violation with the JSON Pointer of the offending value
 //! ([`ValidationFailure`]); its `Display` is the text a server puts in an `isError: true` tool
 //! result, since invalid arguments are tool execution errors, not protocol errors (SEP-1303).
+
+mod simple;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -237,14 +241,22 @@ fn json_kind(value: &Value) -> &'static str {
 
 /// A schema compiled once and reused to validate many instances.
 pub struct CompiledSchema {
-    validator: Validator,
+    checker: Checker,
     dialect: Dialect,
+}
+
+/// What validates instances: the built-in validator for the simple schemas it handles (no
+/// meta-schema work, a few hundred bytes), the jsonschema crate for the rest.
+enum Checker {
+    Simple(simple::SimpleSchema),
+    Full(Box<Validator>),
 }
 
 impl fmt::Debug for CompiledSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CompiledSchema")
             .field("dialect", &self.dialect)
+            .field("built_in", &matches!(self.checker, Checker::Simple(_)))
             .finish_non_exhaustive()
     }
 }
@@ -273,12 +285,28 @@ impl CompiledSchema {
         // jsonschema compiler ever sees an oversized or overly deep document.
         check_limits(schema, limits)?;
         let dialect = declared_dialect(schema)?;
+        if let Some(simple) = simple::SimpleSchema::recognize(schema, dialect) {
+            return Ok(Self {
+                checker: Checker::Simple(simple),
+                dialect,
+            });
+        }
         let validator = jsonschema::options()
             .with_draft(dialect.draft())
             .with_retriever(RefuseRetrieval)
             .build(&with_canonical_dialect(schema, dialect))
             .map_err(|error| compile_error(&error))?;
-        Ok(Self { validator, dialect })
+        Ok(Self {
+            checker: Checker::Full(Box::new(validator)),
+            dialect,
+        })
+    }
+
+    /// Whether the built-in validator for simple schemas serves this schema, rather than the
+    /// jsonschema crate (the two give the same results; the built-in one costs no meta-schema
+    /// validation at compile time).
+    pub fn is_built_in(&self) -> bool {
+        matches!(self.checker, Checker::Simple(_))
     }
 
     /// The dialect the schema is validated under.
@@ -289,28 +317,23 @@ impl CompiledSchema {
     /// Whether `instance` satisfies the schema; cheaper than [`Self::validate`] when the
     /// reasons are not needed.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        match &self.checker {
+            Checker::Simple(simple) => simple.is_valid(instance),
+            Checker::Full(validator) => validator.is_valid(instance),
+        }
     }
 
     /// Validates `instance`, reporting every violation when it does not satisfy the schema.
     pub fn validate(&self, instance: &Value) -> Result<(), ValidationFailure> {
-        if self.validator.is_valid(instance) {
+        if self.is_valid(instance) {
             return Ok(());
         }
-        let mut errors = Vec::new();
-        let mut omitted = 0;
-        for error in self.validator.iter_errors(instance) {
-            if errors.len() < MAX_REPORTED_ERRORS {
-                errors.push(InstanceError {
-                    instance_path: error.instance_path.to_string(),
-                    message: error.to_string(),
-                });
-            } else {
-                omitted += 1;
-            }
-        }
+        let (mut errors, omitted) = match &self.checker {
+            Checker::Simple(simple) => simple.errors(instance),
+            Checker::Full(validator) => full_errors(validator, instance),
+        };
         if errors.is_empty() {
-            // `is_valid` and `iter_errors` should agree; if they ever do not, the instance is
+            // `is_valid` and the error walk should agree; if they ever do not, the instance is
             // still refused rather than let through.
             errors.push(InstanceError {
                 instance_path: String::new(),
@@ -319,6 +342,23 @@ impl CompiledSchema {
         }
         Err(ValidationFailure { errors, omitted })
     }
+}
+
+/// Every violation jsonschema finds (at most [`MAX_REPORTED_ERRORS`]), and how many more.
+fn full_errors(validator: &Validator, instance: &Value) -> (Vec<InstanceError>, usize) {
+    let mut errors = Vec::new();
+    let mut omitted = 0;
+    for error in validator.iter_errors(instance) {
+        if errors.len() < MAX_REPORTED_ERRORS {
+            errors.push(InstanceError {
+                instance_path: error.instance_path.to_string(),
+                message: error.to_string(),
+            });
+        } else {
+            omitted += 1;
+        }
+    }
+    (errors, omitted)
 }
 
 /// A schema checked now and compiled on first use, once, by whichever thread needs it first.

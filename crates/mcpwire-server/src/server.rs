@@ -21,14 +21,7 @@ use crate::handler::{
 use crate::uri_template::UriTemplate;
 use crate::{BuildError, Context, HandlerError};
 
-/// A change to what the server offers, announced to every live session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Change {
-    Tools,
-    Prompts,
-    Resources,
-    ResourceUpdated(String),
-}
+pub(crate) use crate::change_feed::Change;
 
 /// An MCP server: cheap to clone, shared by every session it serves.
 ///
@@ -44,6 +37,8 @@ pub(crate) struct Inner {
     pub(crate) config: Arc<ServerConfig>,
     catalog: RwLock<Catalog>,
     pub(crate) changes: broadcast::Sender<Change>,
+    /// Shares this server's changes with other instances, and theirs with it.
+    change_feed: Option<Arc<dyn crate::ChangeFeed>>,
     pub(crate) page_size: usize,
     pub(crate) drain_timeout: std::time::Duration,
     /// Seals the `requestState` of multi round-trip answers.
@@ -92,6 +87,9 @@ impl Server {
     }
 
     fn announce(&self, change: Change) {
+        if let Some(feed) = &self.inner.change_feed {
+            feed.publish(&change);
+        }
         // No receiver means no live session: nobody to tell.
         let _ = self.inner.changes.send(change);
     }
@@ -231,6 +229,7 @@ pub struct ServerBuilder {
     pub(crate) cache_hints: crate::cache_hints::CacheHints,
     pub(crate) discover_cache_hint: Option<mcpwire_types::CacheHint>,
     roots_changed: Option<crate::roots::RootsChangedFn>,
+    change_feed: Option<Arc<dyn crate::ChangeFeed>>,
 }
 
 #[derive(Default)]
@@ -280,7 +279,18 @@ impl ServerBuilder {
             cache_hints: crate::cache_hints::CacheHints::default(),
             discover_cache_hint: None,
             roots_changed: None,
+            change_feed: None,
         }
+    }
+
+    /// Shares catalog changes with the other instances of the service
+    /// through `feed` (see [`ChangeFeed`](crate::ChangeFeed)): changes
+    /// made here reach their sessions and `subscriptions/listen` requests,
+    /// and theirs reach the ones running here. Without a feed, changes stay
+    /// on this instance.
+    pub fn change_feed(mut self, feed: Arc<dyn crate::ChangeFeed>) -> Self {
+        self.change_feed = Some(feed);
+        self
     }
 
     /// Runs `handler` whenever a client says its roots changed
@@ -564,7 +574,7 @@ impl ServerBuilder {
             None => crate::request_state::StateKeyRing::random().map_err(BuildError::StateKey)?,
         };
         let (changes, _) = broadcast::channel(64);
-        Ok(Server {
+        let server = Server {
             inner: Arc::new(Inner {
                 config: Arc::new(config),
                 catalog: RwLock::new(catalog),
@@ -577,8 +587,13 @@ impl ServerBuilder {
                     .map(|options| Arc::new(crate::tasks::Tasks::new(options))),
                 cache_hints: self.cache_hints,
                 roots_changed: self.roots_changed,
+                change_feed: self.change_feed,
             }),
-        })
+        };
+        if let Some(feed) = &server.inner.change_feed {
+            feed.attach(crate::ChangeSink::new(Arc::downgrade(&server.inner)));
+        }
+        Ok(server)
     }
 
     fn attach_completions(&mut self) -> Result<(), BuildError> {

@@ -3,10 +3,14 @@
 //! deadlines and the outgoing queue.
 
 use std::collections::{HashMap, VecDeque};
+
+/// The tables keyed by what the peer chose (request ids, progress tokens):
+/// a keyed hash that resists chosen collisions, cheaper than SipHash.
+type PeerMap<K, V> = HashMap<K, V, ahash::RandomState>;
 use std::time::{Duration, Instant};
 
 use mcpwire_jsonrpc::{
-    ErrorObject, ErrorResponse, Message, Notification, Packet, RawValue, Request, RequestId,
+    ErrorObject, ErrorResponse, Message, Notification, Packet, RawJson, Request, RequestId,
     Response,
 };
 use mcpwire_types::{
@@ -82,11 +86,11 @@ pub(crate) struct Peer {
     next_batch: u64,
     pub(crate) limits: Limits,
     pub(crate) timeouts: Timeouts,
-    outbound: HashMap<RequestId, Pending>,
+    outbound: PeerMap<RequestId, Pending>,
     /// Progress token to the outbound request that carries it.
-    progress_tokens: HashMap<ProgressToken, RequestId>,
-    inbound: HashMap<RequestId, Active>,
-    batches: HashMap<BatchId, BatchGroup>,
+    progress_tokens: PeerMap<ProgressToken, RequestId>,
+    inbound: PeerMap<RequestId, Active>,
+    batches: PeerMap<BatchId, BatchGroup>,
     transmits: VecDeque<Transmit>,
 }
 
@@ -96,7 +100,7 @@ pub(crate) enum Answer {
     Matched {
         id: RequestId,
         method: &'static str,
-        outcome: Result<Box<RawValue>, ErrorObject>,
+        outcome: Result<RawJson, ErrorObject>,
     },
     /// It answers nothing we wait for: late after a cancellation or a
     /// timeout, or bogus. Dropped (CANCEL-06).
@@ -111,10 +115,10 @@ impl Peer {
             next_batch: 0,
             limits,
             timeouts,
-            outbound: HashMap::new(),
-            progress_tokens: HashMap::new(),
-            inbound: HashMap::new(),
-            batches: HashMap::new(),
+            outbound: PeerMap::default(),
+            progress_tokens: PeerMap::default(),
+            inbound: PeerMap::default(),
+            batches: PeerMap::default(),
             transmits: VecDeque::new(),
         }
     }
@@ -136,7 +140,7 @@ impl Peer {
     pub(crate) fn notify_raw(
         &mut self,
         method: &str,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
         related: Option<RequestId>,
     ) {
         let notification = Notification {
@@ -170,7 +174,7 @@ impl Peer {
     pub(crate) fn start_request(
         &mut self,
         method: &'static str,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
         options: RequestOptions,
         related: Option<RequestId>,
         now: Instant,
@@ -276,7 +280,7 @@ impl Peer {
                 meta: None,
                 extra: Default::default(),
             };
-            let params = serde_json::value::to_raw_value(&params).ok();
+            let params = RawJson::from_serialize(&params).ok();
             self.notify_raw("notifications/cancelled", params, pending.related);
         }
         true
@@ -402,7 +406,7 @@ impl Peer {
     pub(crate) fn answer(
         &mut self,
         id: &RequestId,
-        outcome: Result<Box<RawValue>, ErrorObject>,
+        outcome: Result<RawJson, ErrorObject>,
     ) -> Result<(), SendError> {
         let active = self.inbound.remove(id).ok_or(SendError::UnknownRequest)?;
         let message = (!active.cancelled).then(|| answer_message(id.clone(), outcome));
@@ -427,7 +431,7 @@ impl Peer {
     }
 
     /// Answers an admitted request with a result computed by the engine itself.
-    pub(crate) fn answer_now(&mut self, id: &RequestId, result: Box<RawValue>) {
+    pub(crate) fn answer_now(&mut self, id: &RequestId, result: RawJson) {
         // The id was admitted a moment ago, so it cannot be unknown.
         let _ = self.answer(id, Ok(result));
     }
@@ -467,8 +471,8 @@ impl Peer {
         }
         active.last_progress = Some(params.progress);
         params.progress_token = token;
-        let params = serde_json::value::to_raw_value(&params)
-            .map_err(|e| SendError::Serialize(e.to_string()))?;
+        let params =
+            RawJson::from_serialize(&params).map_err(|e| SendError::Serialize(e.to_string()))?;
         self.notify_raw("notifications/progress", Some(params), Some(id.clone()));
         Ok(())
     }
@@ -530,7 +534,7 @@ fn deadline_after(now: Instant, wait: Duration) -> Instant {
     now.checked_add(wait.min(CENTURY)).unwrap_or(now)
 }
 
-fn answer_message(id: RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> Message {
+fn answer_message(id: RequestId, outcome: Result<RawJson, ErrorObject>) -> Message {
     match outcome {
         Ok(result) => Message::Response(Response { id, result }),
         Err(error) => Message::Error(ErrorResponse::new(Some(id), error)),

@@ -3,7 +3,9 @@
 use std::{fmt, io};
 
 use bytes::{BufMut, BytesMut};
-use mcpwire_jsonrpc::{Inbound, LineCodec, Packet, Transport, TransportReceiver, TransportSender};
+use mcpwire_jsonrpc::{
+    Inbound, LineCodec, Packet, RequestId, Transport, TransportReceiver, TransportSender,
+};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::error::Error;
@@ -14,6 +16,10 @@ use crate::error::Error;
 /// read it holds at most one unfinished line (the codec drops an over-long
 /// line as soon as it crosses the limit), and a read adds one chunk.
 const READ_CHUNK: usize = 8 * 1024;
+
+/// How many encoded bytes [`TransportSender::feed`] holds before writing
+/// them out without waiting for the flush.
+const FEED_LIMIT: usize = 64 * 1024;
 
 /// Above this capacity an emptied write buffer is given back to the
 /// allocator, so that one huge packet does not pin its memory forever.
@@ -43,6 +49,11 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 ///   returns `None` for good.
 /// * `send` writes one line and flushes it before returning, so a peer that
 ///   does not read makes `send` wait: nothing queues without bound.
+/// * [`feed`](TransportSender::feed) encodes a line into the write buffer
+///   (writing it out once 64 KiB are buffered) and
+///   [`flush`](TransportSender::flush) writes and flushes what is
+///   buffered: a runtime with several packets at hand feeds them all and
+///   flushes once, one `write` for all of them.
 /// * `close` flushes, shuts the writer down and drops it, which is how the
 ///   peer learns that nothing more will come (for a child process, its
 ///   stdin is closed).
@@ -235,23 +246,49 @@ where
     }
 }
 
-impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> {
-    type Error = Error;
-
-    async fn send(&mut self, packet: Packet) -> Result<(), Error> {
+impl<W: AsyncWrite + Unpin + Send + 'static> StdioSender<W> {
+    /// Writes what is buffered, without flushing the writer.
+    async fn write_buffered(&mut self) -> Result<(), Error> {
         let writer = self.writer.as_mut().ok_or(Error::Closed)?;
-        self.codec.encode(&packet, &mut self.write_buffer);
         // `write_all_buf` advances the buffer as bytes go out, so if this
         // future is dropped midway the rest of the line is still there.
         writer
             .write_all_buf(&mut self.write_buffer)
             .await
             .map_err(Error::Write)?;
-        writer.flush().await.map_err(Error::Write)?;
         if self.write_buffer.capacity() > WRITE_BUFFER_KEEP {
             self.write_buffer = BytesMut::new();
         }
         Ok(())
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> {
+    type Error = Error;
+
+    async fn send(&mut self, packet: Packet) -> Result<(), Error> {
+        self.feed(packet, None).await?;
+        TransportSender::flush(self).await
+    }
+
+    /// Encodes the packet behind the ones fed before; the lines go out
+    /// on [`flush`](TransportSender::flush), or as soon as they fill
+    /// [`FEED_LIMIT`] bytes, so that feeding never buffers without bound.
+    async fn feed(&mut self, packet: Packet, _related: Option<&RequestId>) -> Result<(), Error> {
+        if self.writer.is_none() {
+            return Err(Error::Closed);
+        }
+        self.codec.encode(&packet, &mut self.write_buffer);
+        if self.write_buffer.len() >= FEED_LIMIT {
+            self.write_buffered().await?;
+        }
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), Error> {
+        self.write_buffered().await?;
+        let writer = self.writer.as_mut().ok_or(Error::Closed)?;
+        writer.flush().await.map_err(Error::Write)
     }
 
     async fn close(&mut self) -> Result<(), Error> {

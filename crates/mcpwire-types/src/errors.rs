@@ -120,7 +120,7 @@ pub fn unsupported_protocol_version_code(version: ProtocolVersion) -> ErrorCode 
 
 /// Attaches `data` to `error`; our data types always serialize.
 fn with_data(mut error: ErrorObject, data: &impl Serialize) -> ErrorObject {
-    error.data = serde_json::value::to_raw_value(data).ok();
+    error.data = mcpwire_jsonrpc::RawJson::from_serialize(data).ok();
     error
 }
 
@@ -129,7 +129,7 @@ fn with_data(mut error: ErrorObject, data: &impl Serialize) -> ErrorObject {
 fn read_data<T: DeserializeOwned>(error: &ErrorObject) -> Option<T> {
     error
         .data
-        .as_deref()
+        .as_ref()
         .and_then(|raw| serde_json::from_str(raw.get()).ok())
 }
 

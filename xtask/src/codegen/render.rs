@@ -179,7 +179,7 @@ fn requests(methods: &[MethodSpec]) -> String {
     let mut out = String::from(
         "//! Requests routed by their `method` string: what a server receives\n\
          //! ([`ClientRequest`]) and what a client receives ([`ServerRequest`]).\n\n\
-         use serde_json::value::RawValue;\n\n\
+         use mcpwire_jsonrpc::RawJson;\n\n\
          use super::{DecodeError, decode_params, encode};\n\
          use crate::{ForRevision, ProtocolVersion};\n\n",
     );
@@ -210,7 +210,7 @@ fn notifications(methods: &[MethodSpec]) -> String {
     let mut out = String::from(
         "//! Notifications routed by their `method` string: what a server receives\n\
          //! ([`ClientNotification`]) and what a client receives ([`ServerNotification`]).\n\n\
-         use serde_json::value::RawValue;\n\n\
+         use mcpwire_jsonrpc::RawJson;\n\n\
          use super::{DecodeError, decode_params, encode};\n\
          use crate::{ForRevision, ProtocolVersion};\n\n",
     );
@@ -279,7 +279,7 @@ fn routing_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec]
          /// [`DecodeError::UnknownMethod`] when no revision lets this side send\n\
          /// `method` (answer -32601), [`DecodeError::InvalidParams`] when the\n\
          /// params do not fit its params type (answer -32602).\n\
-         pub fn decode(method: &str, params: Option<&RawValue>) -> Result<Self, DecodeError> {{\n\
+         pub fn decode(method: &str, params: Option<&RawJson>) -> Result<Self, DecodeError> {{\n\
          match method {{"
     );
     for spec in methods {
@@ -308,7 +308,7 @@ fn routing_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec]
          /// # Errors\n\
          ///\n\
          /// When serialization fails, which the model's types never cause.\n\
-         pub fn encode_params(&self) -> Result<Box<RawValue>, serde_json::Error> {\nmatch self {\n",
+         pub fn encode_params(&self) -> Result<RawJson, serde_json::Error> {\nmatch self {\n",
     );
     for variants in groups.values() {
         let _ = writeln!(out, "{} => encode(value),", or_pattern(variants));
@@ -332,7 +332,7 @@ fn results(methods: &[MethodSpec]) -> String {
     let mut out = String::from(
         "//! Results decoded by the method of the request they answer: what a\n\
          //! client receives ([`ServerResult`]) and what a server receives ([`ClientResult`]).\n\n\
-         use serde_json::value::RawValue;\n\n\
+         use mcpwire_jsonrpc::RawJson;\n\n\
          use super::{DecodeError, decode_result, encode, is_input_required};\n\
          use crate::{ForRevision, ProtocolVersion};\n\n",
     );
@@ -396,7 +396,7 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
          /// [`DecodeError::UnknownMethod`] when `method` is not a request this\n\
          /// enum's sender answers, [`DecodeError::InvalidResult`] when the\n\
          /// result does not fit the method's result type.\n\
-         pub fn decode(method: &str, result: &RawValue) -> Result<Self, DecodeError> {{\n\
+         pub fn decode(method: &str, result: &RawJson) -> Result<Self, DecodeError> {{\n\
          match method {{"
     );
     for spec in methods {
@@ -435,7 +435,7 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
          /// # Errors\n\
          ///\n\
          /// When serialization fails, which the model's types never cause.\n\
-         pub fn encode(&self) -> Result<Box<RawValue>, serde_json::Error> {\nmatch self {\n",
+         pub fn encode(&self) -> Result<RawJson, serde_json::Error> {\nmatch self {\n",
     );
     for variants in groups.values() {
         let _ = writeln!(out, "{} => encode(value),", or_pattern(variants));

@@ -9,7 +9,10 @@ pub(crate) enum Mode {
     Client,
     /// An authorization server (the runner's `authorization` command).
     AuthServer,
-    /// The three above, in turn.
+    /// The server suite through a round-robin proxy over three
+    /// everything-server instances sharing one Redis.
+    ScaleOut,
+    /// All of the above, in turn.
     All,
     /// Only install the tools and print the runner's scenario list.
     List,
@@ -22,6 +25,7 @@ impl Mode {
             Self::Server => "server",
             Self::Client => "client",
             Self::AuthServer => "auth-server",
+            Self::ScaleOut => "scale-out",
             Self::All => "all",
             Self::List => "list",
         }
@@ -32,6 +36,7 @@ impl Mode {
             Self::Server,
             Self::Client,
             Self::AuthServer,
+            Self::ScaleOut,
             Self::All,
             Self::List,
         ]
@@ -73,7 +78,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Options, String> {
             name => {
                 let Some(parsed) = Mode::from_name(name) else {
                     return Err(format!(
-                        "unknown mode {name:?} (known: server, client, auth-server, all, list)"
+                        "unknown mode {name:?} (known: server, client, auth-server, scale-out, all, list)"
                     ));
                 };
                 if mode.replace(parsed).is_some() {
@@ -85,7 +90,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Options, String> {
     let mode = mode.unwrap_or(Mode::All);
     if scenario.is_some() && matches!(mode, Mode::All | Mode::List) {
         return Err(format!(
-            "--scenario needs one of server, client or auth-server, not {}",
+            "--scenario needs one of server, client, auth-server or scale-out, not {}",
             mode.name()
         ));
     }
@@ -149,6 +154,9 @@ mod tests {
             })
         );
         assert_eq!(parsed(&["auth-server"]).unwrap().mode, Mode::AuthServer);
+        let scale_out = parsed(&["scale-out", "--scenario", "ping"]).unwrap();
+        assert_eq!(scale_out.mode, Mode::ScaleOut);
+        assert_eq!(scale_out.scenario.as_deref(), Some("ping"));
     }
 
     #[test]

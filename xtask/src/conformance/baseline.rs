@@ -14,7 +14,8 @@
 //! auth-server: {}
 //! ```
 //!
-//! Modes are `server`, `client` and `auth-server`. A key is a scenario
+//! Modes are `server`, `client`, `auth-server` and `scale-out` (the server
+//! suite through a proxy over three instances sharing one Redis). A key is a scenario
 //! (the whole scenario may fail) or, from runner 0.2 on, `scenario:check-id`
 //! (only that check may fail). Keys and reasons are double-quoted strings
 //! with `\"` and `\\` as the only escapes, or plain scalars (a key then
@@ -28,7 +29,7 @@ use std::collections::BTreeMap;
 pub(crate) const TODO_REASON: &str = "TODO: reason";
 
 /// The modes, in file order.
-pub(crate) const SECTIONS: [&str; 3] = ["server", "client", "auth-server"];
+pub(crate) const SECTIONS: [&str; 4] = ["server", "client", "auth-server", "scale-out"];
 
 /// The text at the top of every written baseline.
 const HEADER: &str = "\
@@ -331,6 +332,7 @@ auth-server: {}
         let text = baseline.to_text();
         assert!(text.starts_with("# Expected failures"));
         assert!(text.contains("\nauth-server: {}\n"), "{text}");
+        assert!(text.ends_with("\nscale-out: {}\n"), "{text}");
         assert!(
             text.contains("\n  \"caching\": \"plain reason, with colons:and more\"\n"),
             "{text}"

@@ -96,22 +96,44 @@ fn has_binary(metadata: &serde_json::Value, package: &str, name: &str) -> bool {
         })
 }
 
-/// The everything-server process this command started; dropping it kills
-/// that process (and only it).
+/// A server process this command started (an everything-server, or the
+/// scale-out mode's proxy); dropping it kills that process (and only it).
 pub(crate) struct ServerProcess {
     child: Child,
-    /// The Streamable HTTP URL it printed.
+    /// The URL it printed first.
     pub(crate) url: String,
+    /// Its later stdout lines.
+    lines: mpsc::Receiver<String>,
 }
 
 impl ServerProcess {
     /// Starts `binary --http 127.0.0.1:0`, with its stderr in `log`, and
     /// reads its Streamable HTTP URL from the first stdout line.
     pub(crate) fn start(binary: &Path, log: &Path) -> Result<Self, String> {
+        let process = Self::launch(
+            binary,
+            &["--http", "127.0.0.1:0"],
+            log,
+            "the everything-server",
+        )?;
+        if let Ok(legacy) = process.lines.recv_timeout(SECOND_LINE_TIMEOUT) {
+            println!("conformance: legacy HTTP+SSE endpoint at {}", legacy.trim());
+        }
+        Ok(process)
+    }
+
+    /// Starts `binary` with `args`, its stderr in `log`, and reads the URL
+    /// it prints as its first stdout line; `what` names it in errors.
+    pub(crate) fn launch(
+        binary: &Path,
+        args: &[&str],
+        log: &Path,
+        what: &str,
+    ) -> Result<Self, String> {
         let log_file = std::fs::File::create(log)
             .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
         let mut child = Command::new(binary)
-            .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log_file)
@@ -120,7 +142,7 @@ impl ServerProcess {
         let Some(stdout) = child.stdout.take() else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("the everything-server's stdout was not captured".to_owned());
+            return Err(format!("{what}'s stdout was not captured"));
         };
         let (lines_tx, lines) = mpsc::channel();
         // Reads every line, so that the server never blocks on a full pipe.
@@ -135,13 +157,14 @@ impl ServerProcess {
         let mut process = Self {
             child,
             url: String::new(),
+            lines,
         };
-        let first = lines.recv_timeout(SERVER_START_TIMEOUT);
+        let first = process.lines.recv_timeout(SERVER_START_TIMEOUT);
         let url = match first {
             Ok(line) => line.trim().to_owned(),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 return Err(format!(
-                    "the everything-server printed no URL within {SERVER_START_TIMEOUT:?}; see {}",
+                    "{what} printed no URL within {SERVER_START_TIMEOUT:?}; see {}",
                     log.display()
                 ));
             }
@@ -152,21 +175,21 @@ impl ServerProcess {
                     .map_or_else(|error| error.to_string(), |status| status.to_string());
                 let stderr = std::fs::read_to_string(log).unwrap_or_default();
                 return Err(format!(
-                    "the everything-server exited ({status}) before printing its URL: {}",
+                    "{what} exited ({status}) before printing its URL: {}",
                     stderr.trim()
                 ));
             }
         };
         if !url.starts_with("http://") && !url.starts_with("https://") {
-            return Err(format!(
-                "the everything-server's first line is not a URL: {url:?}"
-            ));
-        }
-        if let Ok(legacy) = lines.recv_timeout(SECOND_LINE_TIMEOUT) {
-            println!("conformance: legacy HTTP+SSE endpoint at {}", legacy.trim());
+            return Err(format!("{what}'s first line is not a URL: {url:?}"));
         }
         process.url = url;
         Ok(process)
+    }
+
+    /// Whether the process has exited (crashed, for a server).
+    pub(crate) fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
     }
 }
 

@@ -20,6 +20,7 @@ use super::results::{self, ScenarioResult};
 use super::{baseline_path, results_dir, tools_dir};
 
 mod auth_server;
+mod scale_out;
 
 /// The runner's per-scenario timeout for clients, in milliseconds.
 const CLIENT_TIMEOUT_MS: &str = "30000";
@@ -213,6 +214,7 @@ fn run_mode(
             run_client(context, network)?
         }
         Mode::AuthServer => auth_server::run_auth_server(context)?,
+        Mode::ScaleOut => scale_out::run_scale_out(context)?,
         Mode::All | Mode::List => {
             return Err(format!("{} is not a mode that runs", mode.name()));
         }
@@ -239,7 +241,7 @@ fn run_mode(
         context.baseline.set_entries(section, blessed);
         return Ok((tally, None));
     }
-    let problem = if !evaluation.is_clean() {
+    let mut problem = if !evaluation.is_clean() {
         Some(format!(
             "the results differ from {} (see the report above)",
             baseline_path(context.root, context.version).display()
@@ -254,6 +256,16 @@ fn run_mode(
         println!("conformance {title}: matches the baseline");
         None
     };
+    if mode == Mode::ScaleOut
+        && let Some(problem) = &mut problem
+    {
+        let beside = results_dir(context.root, context.version, mode);
+        let beside = beside.parent().unwrap_or(&beside);
+        problem.push_str(&format!(
+            "; the logs:\n  {}",
+            scale_out::describe_logs(beside)
+        ));
+    }
     Ok((tally, problem))
 }
 

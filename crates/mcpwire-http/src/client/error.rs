@@ -122,7 +122,7 @@ impl StatusError {
         if error.code != codes::HTTP_ERROR {
             return None;
         }
-        let data: HttpErrorData = serde_json::from_str(error.data.as_deref()?.get()).ok()?;
+        let data: HttpErrorData = serde_json::from_str(error.data.as_ref()?.get()).ok()?;
         Some(Self {
             status: StatusCode::from_u16(data.http_status).ok()?,
             www_authenticate: data.www_authenticate,

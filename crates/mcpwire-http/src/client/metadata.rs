@@ -3,9 +3,10 @@
 
 use base64::Engine as _;
 use http::{HeaderMap, HeaderName, HeaderValue};
-use mcpwire_jsonrpc::{Message, Packet, RawValue, RequestId};
+use mcpwire_jsonrpc::{Message, Packet, RawJson, RequestId};
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::tool_headers::HeaderParam;
 use crate::headers::{MCP_METHOD, MCP_NAME};
@@ -69,7 +70,7 @@ impl Outgoing {
         self.requests.is_empty() && self.method.as_deref() == Some("notifications/initialized")
     }
 
-    fn read_params(&mut self, method: &str, params: Option<&RawValue>) {
+    fn read_params(&mut self, method: &str, params: Option<&RawJson>) {
         let Some(params) = params else { return };
         let Ok(view) = serde_json::from_str::<ParamsView<'_>>(params.get()) else {
             return;

@@ -5,10 +5,11 @@
 use std::collections::HashSet;
 
 use http::HeaderName;
-use mcpwire_jsonrpc::RawValue;
+use mcpwire_jsonrpc::RawJson;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::headers::MCP_PARAM_PREFIX;
 
@@ -29,12 +30,12 @@ pub(crate) struct HeaderParam {
 #[derive(Debug, Default)]
 pub(crate) struct ToolsListOutcome {
     pub(crate) tools: Vec<(String, Vec<HeaderParam>)>,
-    pub(crate) rewritten: Option<Box<RawValue>>,
+    pub(crate) rewritten: Option<RawJson>,
 }
 
 /// Reads a `tools/list` result. Returns `None` when it has no readable
 /// `tools` array (it is then delivered as it is).
-pub(crate) fn inspect_tools_list(result: &RawValue) -> Option<ToolsListOutcome> {
+pub(crate) fn inspect_tools_list(result: &RawJson) -> Option<ToolsListOutcome> {
     let Ok(Entries(entries)) = serde_json::from_str::<Entries>(result.get()) else {
         return None;
     };
@@ -72,7 +73,7 @@ pub(crate) fn inspect_tools_list(result: &RawValue) -> Option<ToolsListOutcome> 
 
 /// The result with its `tools` array replaced by `kept`, every other member
 /// copied byte for byte, in order.
-fn rebuild(entries: &[(String, Box<RawValue>)], kept: &[Box<RawValue>]) -> Option<Box<RawValue>> {
+fn rebuild(entries: &[(String, Box<RawValue>)], kept: &[Box<RawValue>]) -> Option<RawJson> {
     let mut text = String::from("{");
     for (index, (key, value)) in entries.iter().enumerate() {
         if index > 0 {
@@ -94,7 +95,7 @@ fn rebuild(entries: &[(String, Box<RawValue>)], kept: &[Box<RawValue>]) -> Optio
         }
     }
     text.push('}');
-    RawValue::from_string(text).ok()
+    RawJson::from_string(text).ok()
 }
 
 #[derive(Deserialize)]
@@ -302,7 +303,7 @@ mod tests {
 
     #[test]
     fn a_tools_list_with_invalid_tools_is_rewritten_without_them() {
-        let result = RawValue::from_string(
+        let result = RawJson::from_string(
             r#"{"tools":[{"name":"good","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}}}},{"name":"bad","inputSchema":{"type":"object","properties":{"f":{"type":"number","x-mcp-header":"F"}}}}],"nextCursor":"c2"}"#
                 .to_owned(),
         )
@@ -318,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_valid_tools_list_is_left_as_it_is() {
-        let result = RawValue::from_string(
+        let result = RawJson::from_string(
             r#"{"tools":[{"name":"plain","inputSchema":{"type":"object"}}]}"#.to_owned(),
         )
         .unwrap();

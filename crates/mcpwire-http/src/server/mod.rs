@@ -134,6 +134,7 @@ mod request;
 pub mod security;
 mod serve;
 mod service;
+mod sniff;
 mod stateless;
 mod store;
 mod transport;
@@ -148,7 +149,8 @@ pub use security::LocalAddr;
 pub use serve::{Drain, Serve, serve};
 pub use service::{Stats, StreamableHttp};
 pub use store::{
-    Envelope, EventStore, Inbox, MessageBus, PostExtensions, Replay, SessionId, SessionRecord,
-    SessionStore, StoreError, StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription,
+    Envelope, EventStore, Inbox, MessageBus, PostExtensions, Replay, RequestIdentity, SessionId,
+    SessionRecord, SessionStore, StoreError, StoreFuture, StoredEvent, StreamEvent, StreamKey,
+    Subscription,
 };
 pub use transport::{SessionHandle, SessionTransport, TransportError};

@@ -307,8 +307,9 @@ fn stateless_status(data: &[u8]) -> StatusCode {
 }
 
 fn is_error(data: &[u8]) -> bool {
-    // Cheap test first: only error responses hold an `"error"` member.
-    data.windows(7).any(|w| w == b"\"error\"")
+    // Cheap test first: only error responses hold an `"error"` member
+    // (a vectorised search: answers may be megabytes).
+    memchr::memmem::find(data, b"\"error\"").is_some()
         && matches!(Message::from_slice(data), Ok(Message::Error(_)))
 }
 

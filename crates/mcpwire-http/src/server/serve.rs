@@ -262,7 +262,25 @@ where
         }
         request
     });
+    // Sniffed here rather than by the auto builder, which would leave hyper an 8 KiB larger
+    // read buffer on every HTTP/1 connection (see `sniff`).
+    let sniffed = tokio::select! {
+        sniffed = super::sniff::sniff(stream) => sniffed,
+        _ = stop.wait_for(|stop| *stop) => return,
+    };
+    let (stream, http2) = match sniffed {
+        Ok(sniffed) => sniffed,
+        Err(error) => {
+            tracing::debug!(%error, "reading a connection's first bytes failed");
+            return;
+        }
+    };
     let builder = auto::Builder::new(TokioExecutor::new());
+    let builder = if http2 {
+        builder.http2_only()
+    } else {
+        builder.http1_only()
+    };
     let connection =
         builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
     tokio::pin!(connection);

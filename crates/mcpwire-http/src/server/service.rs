@@ -37,9 +37,9 @@ pub(crate) struct Shared {
     on_connect: Box<ConnectHook>,
     /// Open streams per session on this instance (the per-session limit,
     /// and which sessions are busy rather than idle).
-    open_streams: Mutex<HashMap<SessionId, usize>>,
+    open_streams: Mutex<HashMap<SessionId, usize, ahash::RandomState>>,
     /// Sessions whose runtime runs in this process.
-    local_sessions: Mutex<HashSet<SessionId>>,
+    local_sessions: Mutex<HashSet<SessionId, ahash::RandomState>>,
     pub(crate) counters: Counters,
     pub(crate) shutdown: watch::Sender<bool>,
     sweeper_started: AtomicBool,

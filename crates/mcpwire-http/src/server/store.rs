@@ -259,6 +259,8 @@ pub struct Envelope {
     pub answers_only: bool,
     /// The POST's `http::Extensions` (e.g. the identity an authentication
     /// layer validated), handed to the runtime with the requests inside.
+    /// A bus that carries the envelope to another process carries only
+    /// their [`RequestIdentity`].
     pub extensions: PostExtensions,
 }
 
@@ -277,8 +279,10 @@ impl Envelope {
 /// The extensions of the HTTP request that carried an [`Envelope`].
 ///
 /// They stay in this process: a store that moves envelopes to another one
-/// cannot carry them (they are arbitrary values), and they take no part in
-/// comparing envelopes, which are equal when their messages are.
+/// cannot carry them (they are arbitrary values), except the
+/// [`RequestIdentity`] among them, which it serializes and puts alone into
+/// fresh extensions on arrival. They take no part in comparing envelopes,
+/// which are equal when their messages are.
 #[derive(Clone, Default)]
 pub struct PostExtensions(pub Option<Arc<http::Extensions>>);
 
@@ -289,6 +293,90 @@ impl PartialEq for PostExtensions {
 }
 
 impl Eq for PostExtensions {}
+
+impl PostExtensions {
+    /// The [`RequestIdentity`] among the extensions, if any (what a bus
+    /// carries to another instance).
+    pub fn identity(&self) -> Option<&RequestIdentity> {
+        self.0.as_ref()?.get::<RequestIdentity>()
+    }
+
+    /// Extensions holding `identity` alone: what a bus hands the runtime
+    /// of another instance.
+    pub fn from_identity(identity: RequestIdentity) -> Self {
+        let mut extensions = http::Extensions::new();
+        extensions.insert(identity);
+        Self(Some(Arc::new(extensions)))
+    }
+}
+
+/// Who sent a request, as the application's authentication established
+/// it: the one request extension that crosses instances.
+///
+/// A POST's `http::Extensions` reach the handlers of its requests
+/// (`Context::transport_context` in `mcpwire-server`, an
+/// `http::Extensions`) on the instance that received it. When the session's
+/// runtime runs on another instance, the message bus carries the POST there
+/// without them, except this value, serialized as JSON: insert one into
+/// the request's extensions (a small layer after the authentication layer,
+/// mapping its verified claims) and handlers, and task binding
+/// (`TaskOptions::requestor`), see it wherever the runtime runs. Opt-in:
+/// without it nothing about the requester leaves the receiving instance.
+/// Keep it small (it travels with every message) and put no secrets in it
+/// (it passes through the bus's Redis).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct RequestIdentity {
+    /// Whom the credentials name (a token's `sub`).
+    pub subject: String,
+    /// The client the credentials were issued to, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The scopes granted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// Any other claims the application wants carried.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub claims: serde_json::Map<String, serde_json::Value>,
+}
+
+impl RequestIdentity {
+    /// The identity of `subject`, with no client, scopes or claims.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            ..Self::default()
+        }
+    }
+
+    /// With the client the credentials were issued to.
+    #[must_use]
+    pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// With the scopes granted.
+    #[must_use]
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With one more claim.
+    #[must_use]
+    pub fn claim(mut self, name: impl Into<String>, value: serde_json::Value) -> Self {
+        self.claims.insert(name.into(), value);
+        self
+    }
+
+    /// The identity among a request's transport context (the
+    /// `http::Extensions` of its POST), for handlers and
+    /// `TaskOptions::requestor`.
+    pub fn of(context: Option<&(dyn std::any::Any + Send + Sync)>) -> Option<&Self> {
+        context?.downcast_ref::<http::Extensions>()?.get::<Self>()
+    }
+}
 
 impl std::fmt::Debug for PostExtensions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

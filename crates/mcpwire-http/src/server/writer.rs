@@ -14,6 +14,9 @@ use super::service::Shared;
 use super::store::{Envelope, Inbox, SessionId, StoredEvent, StreamEvent, StreamKey};
 use super::transport::{LiveTransport, SessionHandle, TransportError};
 
+/// A keyed hash cheaper than SipHash, for tables looked up on every request.
+type FastHash = ahash::RandomState;
+
 /// The routing tables, shared with [`SessionHandle`]s.
 pub(crate) type SharedRouting = Arc<Mutex<Routing>>;
 
@@ -29,8 +32,8 @@ pub(crate) fn stream_of(routing: &SharedRouting, request: &RequestId) -> Option<
 /// Which stream awaits which request, and the position of every stream.
 #[derive(Debug, Default)]
 pub(crate) struct Routing {
-    routes: HashMap<RequestId, u64>,
-    streams: HashMap<u64, StreamState>,
+    routes: HashMap<RequestId, u64, FastHash>,
+    streams: HashMap<u64, StreamState, FastHash>,
     initialize: Option<RequestId>,
 }
 
@@ -112,7 +115,7 @@ impl Routing {
                 {
                     let cancelled = notification
                         .params
-                        .as_deref()
+                        .as_ref()
                         .and_then(|raw| serde_json::from_str::<Cancelled>(raw.get()).ok())
                         .and_then(|params| params.request_id);
                     if let Some(id) = cancelled
@@ -302,7 +305,7 @@ pub(crate) fn session_halves(
         routing,
         shared: shared.clone(),
         closed: false,
-        contexts: HashMap::new(),
+        contexts: HashMap::default(),
     };
     (outbox, inbox)
 }
@@ -316,7 +319,7 @@ pub(crate) struct SessionInbox {
     closed: bool,
     /// The extensions of the POST of each request received and not yet
     /// asked for by the runtime (`TransportReceiver::request_context`).
-    contexts: HashMap<RequestId, mcpwire_jsonrpc::TransportContext>,
+    contexts: HashMap<RequestId, mcpwire_jsonrpc::TransportContext, FastHash>,
 }
 
 /// How many requests' extensions a session keeps for a runtime that does

@@ -4,7 +4,9 @@
 //! * whatever classifies as a message or packet encodes and classifies back
 //!   to the same thing;
 //! * the line codec decodes a stream the same whether it arrives at once or
-//!   in chunks, so partial reads can never change what a peer sent.
+//!   in chunks, so partial reads can never change what a peer sent;
+//! * our JSON validation accepts exactly what serde_json accepts (skipping
+//!   values with `IgnoredAny`, which checks the same things).
 //!
 //! The whole input is the stream; chunk sizes are derived from its own bytes
 //! so that every input of the corpus stays a plain, readable stream.
@@ -13,9 +15,15 @@
 
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
-use mcpwire_jsonrpc::{Inbound, LineCodec, LineError, Message, Packet};
+use mcpwire_jsonrpc::{Inbound, LineCodec, LineError, Message, Packet, RawJson};
+use serde::de::IgnoredAny;
 
 fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = core::str::from_utf8(data) {
+        let ours = RawJson::from_string(text.to_owned()).is_ok();
+        let reference = serde_json::from_str::<IgnoredAny>(text).is_ok();
+        assert_eq!(ours, reference, "validation disagrees with serde_json");
+    }
     check_inbound(&Inbound::from_slice(data));
     if let Ok(packet) = Packet::from_slice(data) {
         assert_eq!(Packet::from_slice(&packet.to_vec()), Ok(packet));

@@ -2,7 +2,7 @@
 //! `tasks/cancel` of 2025-11-25, and `tasks/get`, `tasks/update` and
 //! `tasks/cancel` of the 2026-07-28 extension.
 
-use mcpwire_jsonrpc::{ErrorObject, RawValue};
+use mcpwire_jsonrpc::{ErrorObject, RawJson};
 use mcpwire_session::ExtensionCall;
 use mcpwire_types::methods::{ClientRequest, ServerResult};
 use mcpwire_types::tasks_extension::{DetailedTask, TaskAck, UpdateTaskRequestParams};
@@ -75,7 +75,7 @@ impl Server {
         call: ExtensionCall,
         version: ProtocolVersion,
         transport: Option<&(dyn std::any::Any + Send + Sync)>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Result<RawJson, ErrorObject> {
         let Some(tasks) = self.inner.tasks.as_deref() else {
             return Err(ErrorObject::method_not_found(&call.method));
         };
@@ -269,12 +269,11 @@ fn detailed(record: &TaskRecord, version: ProtocolVersion) -> Result<DetailedTas
 }
 
 fn read_params<T: DeserializeOwned>(call: &ExtensionCall) -> Result<T, ErrorObject> {
-    let text = call.params.as_deref().map_or("{}", RawValue::get);
+    let text = call.params.as_ref().map_or("{}", RawJson::get);
     serde_json::from_str(text)
         .map_err(|error| invalid_params(format!("invalid params for {}: {error}", call.method)))
 }
 
-fn encode<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value)
-        .map_err(|error| ErrorObject::internal_error(error.to_string()))
+fn encode<T: serde::Serialize>(value: &T) -> Result<RawJson, ErrorObject> {
+    RawJson::from_serialize(value).map_err(|error| ErrorObject::internal_error(error.to_string()))
 }

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use mcpwire_jsonrpc::{ErrorObject, RawValue};
+use mcpwire_jsonrpc::{ErrorObject, RawJson};
 use mcpwire_types::methods::{ServerNotification, ServerResult};
 use mcpwire_types::tasks_extension::{CreatedTask, TASKS_EXTENSION};
 use mcpwire_types::{
@@ -29,7 +29,7 @@ use crate::{Arguments, BoxFuture, Context, HandlerError, Server};
 /// request's revision, or one already shaped (a task handle).
 pub(crate) enum Reply {
     Typed(ServerResult),
-    Raw(Box<RawValue>),
+    Raw(RawJson),
 }
 
 impl From<ServerResult> for Reply {
@@ -62,26 +62,49 @@ impl Server {
     /// client say so.
     pub(crate) async fn call_tool_reply(
         &self,
-        params: CallToolRequestParams,
+        params: Box<CallToolRequestParams>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         let entry = self.catalog().tool(&params.name);
-        let (Some(entry), Some(tasks)) = (entry, self.inner.tasks.clone()) else {
-            return self.call_tool_plain(params, ctx).await;
+        let tasked = match (entry, self.inner.tasks.clone()) {
+            (Some(entry), Some(tasks)) => match task_mode(&entry, &params, &ctx)? {
+                Mode::Plain => None,
+                mode => Some((entry, tasks, mode)),
+            },
+            _ => None,
         };
-        match task_mode(&entry, &params, &ctx)? {
+        match tasked {
+            None => self.call_tool_plain(params, ctx).await,
+            // Boxed, so that a plain call's future stays small (it is
+            // moved to the heap once per call).
+            Some((entry, tasks, mode)) => {
+                Box::pin(self.call_tool_tasked(entry, &tasks, mode, params, ctx)).await
+            }
+        }
+    }
+
+    /// A call that becomes a task, or may.
+    async fn call_tool_tasked(
+        &self,
+        entry: Arc<ToolEntry>,
+        tasks: &Arc<Tasks>,
+        mode: Mode,
+        params: Box<CallToolRequestParams>,
+        ctx: Context,
+    ) -> Result<Reply, ErrorObject> {
+        match mode {
             Mode::Plain => self.call_tool_plain(params, ctx).await,
             Mode::Requested(metadata) => {
-                let created = self.start_requested(&tasks, params, metadata, ctx).await?;
+                let created = self.start_requested(tasks, *params, metadata, ctx).await?;
                 encode(&created)
             }
-            Mode::ServerDirected => self.call_tool_directed(&tasks, entry, params, ctx).await,
+            Mode::ServerDirected => self.call_tool_directed(tasks, entry, *params, ctx).await,
         }
     }
 
     async fn call_tool_plain(
         &self,
-        params: CallToolRequestParams,
+        params: Box<CallToolRequestParams>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         Ok(match self.call_tool(params, ctx).await? {
@@ -112,7 +135,7 @@ impl Server {
         tasks.register(&task_id, cancel);
         let worker = tokio::spawn(async move {
             let version = task_ctx.version();
-            let outcome = server.call_tool(params, task_ctx.clone()).await;
+            let outcome = server.call_tool(Box::new(params), task_ctx.clone()).await;
             let change = match outcome {
                 Ok(Answer::Complete(result)) => requested_outcome(&result),
                 Ok(Answer::InputRequired(_)) => TaskChange::Fail {
@@ -145,8 +168,8 @@ impl Server {
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         let version = ctx.version();
-        let arguments = params.arguments.unwrap_or_default();
-        if let Some(refusal) = check_arguments(&entry, &arguments, version)? {
+        let mut arguments = params.arguments.unwrap_or_default();
+        if let Some(refusal) = check_arguments(&entry, &mut arguments, version)? {
             return Ok(ServerResult::CallTool(Box::new(refusal)).into());
         }
         let retry = Retry {
@@ -474,7 +497,7 @@ async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
 }
 
 fn encode<T: serde::Serialize>(value: &T) -> Result<Reply, ErrorObject> {
-    serde_json::value::to_raw_value(value)
+    RawJson::from_serialize(value)
         .map(Reply::Raw)
         .map_err(|error| ErrorObject::internal_error(error.to_string()))
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcpwire_jsonrpc::{ErrorObject, RawValue, RequestId};
+use mcpwire_jsonrpc::{ErrorObject, RawJson, RequestId};
 use mcpwire_types::methods::ClientRequest;
 use mcpwire_types::{
     DiscoverResult, ForRevision, InitializeRequestParams, InitializeResult, McpErrorCode, Meta,
@@ -86,7 +86,7 @@ impl ClientSession {
         let mut info = self.config.info.clone();
         info.fit_to(version);
         let params = InitializeRequestParams::new(version, capabilities, info);
-        match serde_json::value::to_raw_value(&params) {
+        match RawJson::from_serialize(&params) {
             Ok(params) => {
                 // Never cancelled (CANCEL-02); its timeout is the default one.
                 let options = RequestOptions::default();
@@ -109,11 +109,7 @@ impl ClientSession {
     }
 
     /// Acts on the answer to the probe or `initialize`.
-    pub(super) fn connect_answer(
-        &mut self,
-        outcome: Result<Box<RawValue>, ErrorObject>,
-        now: Instant,
-    ) {
+    pub(super) fn connect_answer(&mut self, outcome: Result<RawJson, ErrorObject>, now: Instant) {
         match (&self.state, outcome) {
             (State::Probing { .. }, Ok(raw)) => {
                 match serde_json::from_str::<DiscoverResult>(raw.get()) {

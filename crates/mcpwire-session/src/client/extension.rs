@@ -75,7 +75,7 @@ impl ClientSession {
                 serde_json::to_value(meta).map_err(|e| SendError::Serialize(e.to_string()))?;
             params.insert("_meta".to_owned(), meta);
         }
-        let raw = serde_json::value::to_raw_value(&params)
+        let raw = mcpwire_jsonrpc::RawJson::from_serialize(&params)
             .map_err(|e| SendError::Serialize(e.to_string()))?;
         let id = self
             .peer
@@ -89,7 +89,7 @@ impl ClientSession {
     pub(super) fn extension_answer(
         &mut self,
         id: &RequestId,
-        outcome: &Result<Box<mcpwire_jsonrpc::RawValue>, mcpwire_jsonrpc::ErrorObject>,
+        outcome: &Result<mcpwire_jsonrpc::RawJson, mcpwire_jsonrpc::ErrorObject>,
     ) -> bool {
         if !self.extension_requests.remove(id) {
             return false;

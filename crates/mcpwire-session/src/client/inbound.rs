@@ -99,7 +99,7 @@ impl ClientSession {
         let known = method_info(&method)
             .is_some_and(|info| info.direction.server_sends() && info.in_revision(version));
         let decoded = if known {
-            ServerRequest::decode(&method, params.as_deref())
+            ServerRequest::decode(&method, params.as_ref())
         } else {
             Err(mcpwire_types::methods::DecodeError::UnknownMethod(
                 method.clone(),
@@ -159,7 +159,7 @@ impl ClientSession {
         if let ServerRequest::Ping(_) = decoded {
             let mut result = EmptyResult::default();
             result.fit_to(version);
-            match serde_json::value::to_raw_value(&result) {
+            match mcpwire_jsonrpc::RawJson::from_serialize(&result) {
                 Ok(raw) => self.peer.answer_now(&id, raw),
                 Err(error) => {
                     let _ = self
@@ -197,7 +197,7 @@ impl ClientSession {
 
     fn handle_notification(&mut self, notification: Notification, now: Instant) {
         let Notification { method, params } = notification;
-        let Ok(decoded) = ServerNotification::decode(&method, params.as_deref()) else {
+        let Ok(decoded) = ServerNotification::decode(&method, params.as_ref()) else {
             return;
         };
         match decoded {
@@ -231,7 +231,7 @@ impl ClientSession {
 /// stay in `extra` (and `resultType`), for the caller to read the task from.
 fn decode_result(
     method: &str,
-    raw: &mcpwire_jsonrpc::RawValue,
+    raw: &mcpwire_jsonrpc::RawJson,
 ) -> Result<ServerResult, ResponseError> {
     let decoded = ServerResult::decode(method, raw);
     if decoded.is_ok() || method != "tools/call" {

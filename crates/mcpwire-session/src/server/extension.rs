@@ -3,7 +3,7 @@
 //! to the runtime as raw calls, and refused with -32021 when the request's
 //! client did not declare the extension.
 
-use mcpwire_jsonrpc::{ErrorObject, RawValue, RequestId};
+use mcpwire_jsonrpc::{ErrorObject, RawJson, RequestId};
 use mcpwire_types::{ClientCapabilities, Meta, MissingRequiredClientCapabilityData, meta_keys};
 
 use super::ServerSession;
@@ -37,18 +37,17 @@ pub struct ExtensionCall {
     /// The method name.
     pub method: String,
     /// The params as sent.
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<RawJson>,
 }
 
 impl PartialEq for ExtensionCall {
     fn eq(&self, other: &Self) -> bool {
-        self.method == other.method
-            && self.params.as_ref().map(|p| p.get()) == other.params.as_ref().map(|p| p.get())
+        self.method == other.method && self.params == other.params
     }
 }
 
 /// The `_meta` of raw params, read without their type.
-fn meta_of(params: Option<&RawValue>) -> Option<Meta> {
+fn meta_of(params: Option<&RawJson>) -> Option<Meta> {
     #[derive(serde::Deserialize)]
     struct MetaOnly {
         #[serde(rename = "_meta")]
@@ -62,7 +61,7 @@ fn meta_of(params: Option<&RawValue>) -> Option<Meta> {
 impl ServerSession {
     /// The extension that adds `method`, when the request is a stateless
     /// one (its `_meta` names a protocol version) and the server serves it.
-    pub(super) fn extension_of(&self, method: &str, params: Option<&RawValue>) -> Option<String> {
+    pub(super) fn extension_of(&self, method: &str, params: Option<&RawJson>) -> Option<String> {
         let added = self
             .config
             .extension_methods
@@ -81,11 +80,11 @@ impl ServerSession {
         &mut self,
         id: RequestId,
         method: String,
-        params: Option<Box<RawValue>>,
+        params: Option<RawJson>,
         extension: &str,
         batch: Option<BatchId>,
     ) {
-        let meta = meta_of(params.as_deref());
+        let meta = meta_of(params.as_ref());
         let requested = meta
             .as_ref()
             .and_then(|m| m.get(meta_keys::PROTOCOL_VERSION));
@@ -140,7 +139,7 @@ impl ServerSession {
     pub fn respond_raw(
         &mut self,
         id: &RequestId,
-        result: Result<Box<RawValue>, ErrorObject>,
+        result: Result<RawJson, ErrorObject>,
     ) -> Result<(), crate::SendError> {
         self.peer.answer(id, result)
     }

@@ -118,13 +118,13 @@ impl ServerSession {
             let error = ErrorObject::invalid_request("initialize must not be part of a batch");
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
-        if let Some(extension) = self.extension_of(&method, params.as_deref()) {
+        if let Some(extension) = self.extension_of(&method, params.as_ref()) {
             return self.extension_request(id, method, params, &extension, batch);
         }
-        let decoded = match ClientRequest::decode(&method, params.as_deref()) {
+        let decoded = match ClientRequest::decode(&method, params.as_ref()) {
             Ok(decoded) => decoded,
             Err(error) => {
-                let error = match self.revision_lacking(&method, params.as_deref()) {
+                let error = match self.revision_lacking(&method, params.as_ref()) {
                     // A method the request's revision does not have is
                     // unknown, whatever its params (2026-07-28 removed
                     // `initialize`, `ping`, `logging/setLevel`, ...).
@@ -210,7 +210,7 @@ impl ServerSession {
     fn revision_lacking(
         &self,
         method: &str,
-        params: Option<&mcpwire_jsonrpc::RawValue>,
+        params: Option<&mcpwire_jsonrpc::RawJson>,
     ) -> Option<ProtocolVersion> {
         #[derive(serde::Deserialize)]
         struct MetaOnly {
@@ -375,7 +375,7 @@ impl ServerSession {
     ) {
         let mut result = result.clone();
         result.fit_to(version);
-        match serde_json::value::to_raw_value(&result) {
+        match mcpwire_jsonrpc::RawJson::from_serialize(&result) {
             Ok(raw) => self.peer.answer_now(id, raw),
             Err(error) => {
                 let _ = self
@@ -389,7 +389,7 @@ impl ServerSession {
         let Notification { method, params } = notification;
         // A notification is never answered (BASE-13): unknown or malformed
         // ones are dropped.
-        let Ok(decoded) = ClientNotification::decode(&method, params.as_deref()) else {
+        let Ok(decoded) = ClientNotification::decode(&method, params.as_ref()) else {
             return;
         };
         match decoded {

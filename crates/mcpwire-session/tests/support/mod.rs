@@ -19,7 +19,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcpwire_jsonrpc::{Inbound, RawValue, RequestId};
+use mcpwire_jsonrpc::{Inbound, RawJson, RequestId};
 use mcpwire_session::{
     ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, ServerConfig, ServerEvent,
     ServerSession, Transmit,
@@ -43,8 +43,8 @@ pub(crate) fn from_json<T: DeserializeOwned>(value: Value) -> T {
 }
 
 /// Raw JSON text of `value`.
-pub(crate) fn raw(value: &Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).unwrap()
+pub(crate) fn raw(value: &Value) -> RawJson {
+    RawJson::from_serialize(value).unwrap()
 }
 
 /// The identity every test server uses.

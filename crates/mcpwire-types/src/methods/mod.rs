@@ -26,10 +26,9 @@ mod table;
 use std::borrow::Cow;
 use std::fmt::Debug;
 
-use mcpwire_jsonrpc::ErrorCode;
+use mcpwire_jsonrpc::{ErrorCode, RawJson};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use crate::{ForRevision, ProtocolVersion};
 
@@ -189,28 +188,28 @@ impl DecodeError {
 /// named in the error.
 fn decode_params<T: DeserializeOwned>(
     method: &'static str,
-    params: Option<&RawValue>,
+    params: Option<&RawJson>,
 ) -> Result<T, DecodeError> {
-    let text = params.map_or("{}", RawValue::get);
+    let text = params.map_or("{}", RawJson::get);
     serde_json::from_str(text).map_err(|source| DecodeError::InvalidParams { method, source })
 }
 
 /// Reads the result of a `method` request.
 fn decode_result<T: DeserializeOwned>(
     method: &'static str,
-    result: &RawValue,
+    result: &RawJson,
 ) -> Result<T, DecodeError> {
     serde_json::from_str(result.get())
         .map_err(|source| DecodeError::InvalidResult { method, source })
 }
 
 /// Serializes a params or result value to raw JSON.
-fn encode<T: Serialize>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
-    serde_json::value::to_raw_value(value)
+fn encode<T: Serialize>(value: &T) -> Result<RawJson, serde_json::Error> {
+    RawJson::from_serialize(value)
 }
 
 /// Whether a result says `"resultType": "input_required"` (2026-07-28).
-fn is_input_required(result: &RawValue) -> bool {
+fn is_input_required(result: &RawJson) -> bool {
     /// Only the one field; serde skips the others without building them.
     #[derive(Deserialize)]
     struct ResultTypeOnly<'a> {

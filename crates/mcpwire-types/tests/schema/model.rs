@@ -2,6 +2,7 @@
 //! messages through the generated routing enums (by method), other values
 //! through the type named like their schema definition.
 
+use mcpwire_jsonrpc::RawJson;
 use mcpwire_types::methods::{
     ClientNotification, ClientRequest, ClientResult, DecodeError, MethodInfo, MethodKind,
     ServerNotification, ServerRequest, ServerResult, method_info,
@@ -9,7 +10,6 @@ use mcpwire_types::methods::{
 use mcpwire_types::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// Reads `value` as `T`, fits it to `version` and writes it back.
@@ -26,11 +26,11 @@ fn to_json(value: &impl Serialize) -> Result<Value, String> {
     serde_json::to_value(value).map_err(|error| format!("does not serialize: {error}"))
 }
 
-fn raw(value: &Value) -> Result<Box<RawValue>, String> {
-    serde_json::value::to_raw_value(value).map_err(|error| error.to_string())
+fn raw(value: &Value) -> Result<RawJson, String> {
+    RawJson::from_serialize(value).map_err(|error| error.to_string())
 }
 
-fn parse_raw(raw: &RawValue) -> Result<Value, String> {
+fn parse_raw(raw: &RawJson) -> Result<Value, String> {
     serde_json::from_str(raw.get()).map_err(|error| error.to_string())
 }
 
@@ -130,7 +130,7 @@ pub(crate) fn round_trip_params(
 ) -> Result<Value, String> {
     let info = info(method)?;
     let params = params.map(raw).transpose()?;
-    let params = params.as_deref();
+    let params = params.as_ref();
     let mut outputs = Vec::new();
     if info.direction.client_sends() {
         outputs.push(match info.kind {
@@ -163,7 +163,7 @@ pub(crate) fn round_trip_params(
 fn encode_fitted<T: ForRevision>(
     mut message: T,
     version: ProtocolVersion,
-    encode: fn(&T) -> Result<Box<RawValue>, serde_json::Error>,
+    encode: fn(&T) -> Result<RawJson, serde_json::Error>,
 ) -> Result<Value, String> {
     message.fit_to(version);
     let encoded = encode(&message).map_err(|error| format!("does not encode: {error}"))?;

@@ -1,7 +1,7 @@
 //! The generated method table, markers and routing enums: lookups, revision
 //! ranges, and decoding by method with the two distinct failure kinds.
 
-use mcpwire_jsonrpc::ErrorCode;
+use mcpwire_jsonrpc::{ErrorCode, RawJson};
 use mcpwire_types::methods::{
     CallTool, ClientNotification, ClientRequest, ClientResult, DecodeError, Direction, ListTools,
     METHODS, MethodKind, Notification, Progress, Request, ServerRequest, ServerResult, method_info,
@@ -9,10 +9,9 @@ use mcpwire_types::methods::{
 use mcpwire_types::{
     CallToolRequestParams, CallToolResult, PaginatedRequestParams, ProtocolVersion,
 };
-use serde_json::value::RawValue;
 
-fn raw(json: &str) -> Box<RawValue> {
-    RawValue::from_string(json.to_owned()).unwrap()
+fn raw(json: &str) -> RawJson {
+    RawJson::from_string(json.to_owned()).unwrap()
 }
 
 #[test]

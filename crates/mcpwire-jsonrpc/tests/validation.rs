@@ -1,0 +1,199 @@
+//! Differential tests of JSON validation: our scanner and serde_json must agree on what is JSON.
+//!
+//! serde_json is the reference because payloads we accept are later parsed
+//! with it. Skipped values are compared with `IgnoredAny`, which, like our
+//! scanner, checks a `\u` escape's hex digits without pairing surrogates
+//! and has no nesting limit.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
+)]
+
+use std::path::Path;
+
+use mcpwire_jsonrpc::{ErrorCode, Inbound, RawJson};
+use proptest::prelude::*;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+/// Whether serde_json reads `text` as one JSON value.
+fn serde_accepts(text: &str) -> bool {
+    serde_json::from_str::<IgnoredAny>(text).is_ok()
+}
+
+fn ours_accepts(text: &str) -> bool {
+    RawJson::from_string(text.to_owned()).is_ok()
+}
+
+fn assert_agree(text: &str) {
+    let shown: String = text.chars().take(160).collect();
+    assert_eq!(ours_accepts(text), serde_accepts(text), "{shown:?}");
+    // A message carrying the text as its payload is a parse error exactly
+    // when the text is not JSON.
+    let message = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{text}}}"#);
+    let is_parse_error = matches!(
+        Inbound::from_slice(message.as_bytes()),
+        Inbound::Invalid(error) if error.code() == ErrorCode::PARSE_ERROR
+    );
+    assert_eq!(is_parse_error, !serde_accepts(text), "payload {shown:?}");
+}
+
+#[test]
+fn scanner_agrees_with_serde_json_on_hand_picked_texts() {
+    let cases = [
+        "0",
+        "-0",
+        "01",
+        "-",
+        "1.",
+        ".5",
+        "1.5e",
+        "1e+",
+        "1E-7",
+        "-12.5E+3",
+        "1e400",
+        "2.",
+        "true",
+        "tru",
+        "truex",
+        "null",
+        "nul",
+        "false",
+        "\"\"",
+        "\"",
+        "\"\\\"",
+        "\"\\u12\"",
+        "\"\\u12G4\"",
+        "\"\\ud800\"",
+        "\"\\udc00\\ud800\"",
+        "\"\\x\"",
+        "\"\\/\"",
+        "\"\u{7f}\"",
+        "\"\u{1f}\"",
+        "\"\t\"",
+        "\"é\u{2028}\"",
+        "[]",
+        "[,]",
+        "[1,]",
+        "[1 2]",
+        "[[[]]]",
+        "[[]",
+        "{}",
+        "{,}",
+        "{\"a\"}",
+        "{\"a\":}",
+        "{\"a\":1,}",
+        "{\"a\":1 \"b\":2}",
+        "{1:2}",
+        "{\"a\":1}}",
+        " \t\n\r[1] \n",
+        "[1]x",
+        "",
+        " ",
+        "[\"a\\\\\"]",
+        "{\"\\u0041\":[]}",
+    ];
+    for text in cases {
+        assert_agree(text);
+    }
+}
+
+#[test]
+fn scanner_agrees_with_serde_json_on_long_strings_with_escapes_at_every_offset() {
+    // The string scan goes by words and blocks: put the interesting byte
+    // at every position relative to them.
+    for len in [0, 7, 8, 9, 31, 64, 65, 130] {
+        for at in 0..=len {
+            for insert in ["\\n", "\\\"", "\\u00e9", "\\q", "\u{1}", "\\", "\"", "é"] {
+                let mut body = "x".repeat(len);
+                body.insert_str(at, insert);
+                assert_agree(&format!("\"{body}\""));
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_is_checked_without_a_limit() {
+    let depth = 100_000;
+    let nested = format!("{}{}", "[{\"a\":".repeat(depth), "}]".repeat(depth));
+    assert_agree(&nested);
+    assert_agree(&nested[..nested.len() - 1]);
+    assert_agree(&format!("{}1{}", "[".repeat(depth), "]".repeat(depth)));
+}
+
+#[test]
+fn scanner_agrees_with_serde_json_on_the_fuzz_corpus() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/decode");
+    let mut files = 0;
+    for entry in std::fs::read_dir(corpus).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        files += 1;
+        assert_agree(&text);
+        for line in text.lines() {
+            assert_agree(line);
+        }
+    }
+    assert!(files > 10, "the corpus was not found");
+}
+
+/// Any JSON value, with numbers and strings that exercise the grammar.
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        ".{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map(".{0,6}", inner, 0..5)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+/// Characters that matter to the grammar, for edits of valid text.
+const GRAMMAR: &[char] = &[
+    '{', '}', '[', ']', '"', ',', ':', '\\', 'u', '0', '1', '9', 'e', 'E', '+', '-', '.', 't', 'f',
+    'n', 'l', ' ', '\n', '\u{1}', 'é',
+];
+
+proptest! {
+    #[test]
+    fn scanner_agrees_with_serde_json_on_valid_and_edited_texts(
+        value in json(),
+        pretty in any::<bool>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..3u8, prop::sample::select(GRAMMAR)), 0..3),
+    ) {
+        let mut text = if pretty {
+            serde_json::to_string_pretty(&value).unwrap()
+        } else {
+            serde_json::to_string(&value).unwrap()
+        };
+        assert_agree(&text);
+        for (at, kind, character) in edits {
+            let boundaries: Vec<usize> = (0..=text.len()).filter(|&at| text.is_char_boundary(at)).collect();
+            let at = boundaries[at.index(boundaries.len())];
+            match kind {
+                0 => text.insert(at, character),
+                1 if at < text.len() => {
+                    text.remove(at);
+                }
+                _ if at < text.len() => {
+                    text.remove(at);
+                    text.insert(at, character);
+                }
+                _ => text.push(character),
+            }
+            assert_agree(&text);
+        }
+    }
+}
