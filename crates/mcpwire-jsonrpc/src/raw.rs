@@ -46,8 +46,9 @@ impl RawJson {
     /// Fails only when `value` cannot be serialized (for example a map with
     /// non-string keys).
     pub fn from_serialize<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        // serde_json's output is one valid JSON value: nothing to check.
-        serde_json::to_string(value).map(|text| Self(text.into_boxed_str()))
+        // The output is one valid JSON value (serde_json's bytes exactly,
+        // see `to_json_vec`): nothing to check.
+        crate::to_json_string(value).map(|text| Self(text.into_boxed_str()))
     }
 
     /// Keeps `text`, which the caller has checked to be one JSON value

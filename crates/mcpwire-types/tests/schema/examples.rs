@@ -286,3 +286,21 @@ fn prose_manifest_and_extracted_files_agree() {
     }
     failures.finish(240);
 }
+
+#[test]
+fn the_codec_writes_every_schema_example_byte_for_byte_as_serde_json() {
+    let mut failures = Failures::new("to_json_vec against serde_json::to_vec");
+    for (definition, path) in schema_examples() {
+        let value = read_json(&path);
+        let ours = mcpwire_jsonrpc::to_json_vec(&value).map_err(|error| error.to_string());
+        let theirs = serde_json::to_vec(&value).map_err(|error| error.to_string());
+        let outcome = if ours == theirs {
+            Ok(())
+        } else {
+            Err(format!("ours {ours:?}\ntheirs {theirs:?}"))
+        };
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        failures.check(format!("{definition}/{file}"), outcome);
+    }
+    failures.finish(120);
+}
