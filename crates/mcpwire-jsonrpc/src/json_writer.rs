@@ -387,73 +387,34 @@ impl<'a, 'o> ser::Serializer for &'a mut JsonWriter<'o> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = serde_json::Error;
+/// The four array-like forms write their elements alike.
+macro_rules! array_like {
+    ($($form:ident :: $method:ident),+) => {$(
+        impl ser::$form for Compound<'_, '_> {
+            type Ok = ();
+            type Error = serde_json::Error;
 
-    fn serialize_element<T: Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-    ) -> Result<(), serde_json::Error> {
-        self.element(value)
-    }
+            fn $method<T: Serialize + ?Sized>(
+                &mut self,
+                value: &T,
+            ) -> Result<(), serde_json::Error> {
+                self.element(value)
+            }
 
-    fn end(self) -> Result<(), serde_json::Error> {
-        self.finish();
-        Ok(())
-    }
+            fn end(self) -> Result<(), serde_json::Error> {
+                self.finish();
+                Ok(())
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_element<T: Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-    ) -> Result<(), serde_json::Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), serde_json::Error> {
-        self.finish();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-    ) -> Result<(), serde_json::Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), serde_json::Error> {
-        self.finish();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-    ) -> Result<(), serde_json::Error> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), serde_json::Error> {
-        self.finish();
-        Ok(())
-    }
-}
+array_like!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
@@ -490,41 +451,30 @@ impl ser::SerializeMap for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = serde_json::Error;
+/// A struct and a struct variant write their fields alike.
+macro_rules! struct_like {
+    ($($form:ident),+) => {$(
+        impl ser::$form for Compound<'_, '_> {
+            type Ok = ();
+            type Error = serde_json::Error;
 
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), serde_json::Error> {
-        self.field(key, value)
-    }
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), serde_json::Error> {
+                self.field(key, value)
+            }
 
-    fn end(self) -> Result<(), serde_json::Error> {
-        self.finish();
-        Ok(())
-    }
+            fn end(self) -> Result<(), serde_json::Error> {
+                self.finish();
+                Ok(())
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = serde_json::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), serde_json::Error> {
-        self.field(key, value)
-    }
-
-    fn end(self) -> Result<(), serde_json::Error> {
-        self.finish();
-        Ok(())
-    }
-}
+struct_like!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {
