@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use mcpwire_jsonrpc::ErrorObject;
+use mcpwire_jsonrpc::{ErrorObject, RawJson};
 use mcpwire_types::methods::{ClientRequest, ServerResult};
 use mcpwire_types::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, Completion,
@@ -16,9 +16,10 @@ use serde_json::Value;
 use crate::catalog::ToolEntry;
 use crate::cursor::Page;
 use crate::error::invalid_params;
+use crate::handler::ToolFn;
 use crate::input::{Answer, Retry};
 use crate::tasks::Reply;
-use crate::{Arguments, Context, HandlerError, Server};
+use crate::{Arguments, BoxFuture, Context, HandlerError, Server};
 
 /// The most completion values one answer may carry (COMP: at most 100).
 const MAX_COMPLETION_VALUES: usize = 100;
@@ -27,9 +28,14 @@ impl Server {
     /// Serves one request from the catalog. `resources/subscribe`,
     /// `unsubscribe` and `subscriptions/listen` are per-session and handled
     /// by the session driver.
+    ///
+    /// `raw_params` are the request's params as they came, which a tool
+    /// call keeps to read its arguments again should its handler run twice
+    /// (see [`ToolArguments`]); other requests get `None`.
     pub(crate) async fn dispatch(
         &self,
         request: ClientRequest,
+        raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         let version = ctx.version();
@@ -40,7 +46,9 @@ impl Server {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
             }
             // Tool calls may become tasks (tasks/start.rs).
-            ClientRequest::CallTool(params) => return self.call_tool_reply(params, ctx).await,
+            ClientRequest::CallTool(params) => {
+                return self.call_tool_reply(params, raw_params, ctx).await;
+            }
             request @ (ClientRequest::GetTask(_)
             | ClientRequest::GetTaskPayload(_)
             | ClientRequest::ListTasks(_)
@@ -151,6 +159,7 @@ impl Server {
     pub(crate) async fn call_tool(
         &self,
         params: Box<CallToolRequestParams>,
+        raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Answer<CallToolResult>, ErrorObject> {
         let Some(entry) = self.catalog().tool(&params.name) else {
@@ -165,10 +174,10 @@ impl Server {
             responses: params.input_responses,
             state: params.request_state,
         };
-        let handler = &entry.handler;
+        let mut arguments = ToolArguments::new(arguments, raw_params);
         let answer = self
             .run_rounds("tools/call", &params.name, retry, ctx, |ctx| {
-                handler(ctx, arguments.clone())
+                arguments.run(&entry.handler, ctx)
             })
             .await;
         match answer {
@@ -311,6 +320,69 @@ pub(crate) fn resource_not_found(version: ProtocolVersion, uri: &str) -> ErrorOb
         .clone()
         .with_data(&serde_json::json!({ "uri": uri }))
         .unwrap_or(error)
+}
+
+/// The arguments of a tool call, for each run of its handler.
+///
+/// The first run gets the decoded arguments themselves, moved. A handler
+/// runs again only after an input round: one the runtime fulfilled itself
+/// (handshake revisions) or a task's `tasks/update` (2026-07-28); that run
+/// gets them decoded again from the request's raw params. So the rare
+/// second run pays for a decoding instead of every call paying for a copy
+/// as long as its arguments.
+pub(crate) struct ToolArguments {
+    /// The decoded arguments, until the first run takes them.
+    first: Option<Arguments>,
+    /// The request's params as they came (`None`: it sent none).
+    raw_params: Option<RawJson>,
+}
+
+impl ToolArguments {
+    /// The source of `arguments` (already checked against the input schema),
+    /// decoded from `raw_params`.
+    pub(crate) fn new(arguments: Arguments, raw_params: Option<RawJson>) -> Self {
+        Self {
+            first: Some(arguments),
+            raw_params,
+        }
+    }
+
+    /// Starts the next run of `handler` with the arguments as the client
+    /// sent them.
+    pub(crate) fn run(
+        &mut self,
+        handler: &ToolFn,
+        ctx: Context,
+    ) -> BoxFuture<Result<CallToolResult, HandlerError>> {
+        match self.next() {
+            Ok(arguments) => handler(ctx, arguments),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
+    }
+
+    fn next(&mut self) -> Result<Arguments, HandlerError> {
+        if let Some(first) = self.first.take() {
+            return Ok(first);
+        }
+        /// Only the one member; serde skips the others without building them.
+        #[derive(serde::Deserialize)]
+        struct ArgumentsOnly {
+            #[serde(default)]
+            arguments: Option<Arguments>,
+        }
+        let Some(raw) = &self.raw_params else {
+            return Ok(Arguments::new());
+        };
+        // The same text decoded into the same type as the first time, so
+        // the same arguments; they passed the input schema then.
+        serde_json::from_str::<ArgumentsOnly>(raw.get())
+            .map(|params| params.arguments.unwrap_or_default())
+            .map_err(|error| {
+                HandlerError::Internal(format!(
+                    "the arguments could not be read again for another round: {error}"
+                ))
+            })
+    }
 }
 
 /// Checks a call's arguments against the tool's `inputSchema`: a mismatch

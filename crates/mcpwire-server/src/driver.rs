@@ -11,7 +11,9 @@ use std::time::Instant;
 use mcpwire_jsonrpc::{
     ErrorObject, Inbound, Message, RequestId, Transport, TransportContext, TransportReceiver,
 };
-use mcpwire_session::{Event, ExtensionCall, IncomingRequest, ServerEvent, ServerSession};
+use mcpwire_session::{
+    ClientCall, Event, ExtensionCall, IncomingRequest, ServerEvent, ServerSession,
+};
 use mcpwire_types::ResourceUpdatedNotificationParams;
 use mcpwire_types::methods::{
     ClientNotification, ClientRequest, ClientResult, ServerNotification, ServerResult,
@@ -312,10 +314,10 @@ impl Driver {
 
     /// Starts handling a request: per-session methods right here, the
     /// rest in a task of its own.
-    fn start(&mut self, incoming: IncomingRequest<ClientRequest>) {
+    fn start(&mut self, incoming: IncomingRequest<ClientCall>) {
         let IncomingRequest {
             id,
-            request,
+            request: ClientCall { request, params },
             context,
         } = incoming;
         let version = context.version;
@@ -368,8 +370,14 @@ impl Driver {
         )
         .with_transport(self.take_transport_context(&id));
         let server = self.server.clone();
+        // Only a tool call reads its raw params again (`ToolArguments`);
+        // the others let them go now rather than hold them while they run.
+        let raw_params = match request {
+            ClientRequest::CallTool(_) => params,
+            _ => None,
+        };
         let mut handling = Handling::new(id.clone(), span, async move {
-            server.dispatch(request, ctx).await
+            server.dispatch(request, raw_params, ctx).await
         });
         // Most handlers finish at once: answered here, the call costs no
         // task and no hand-off. One that waits goes on in a task of its own.

@@ -36,6 +36,14 @@ async fn greet(ctx: Context, _args: Arguments) -> Result<CallToolResult, Handler
     }
 }
 
+/// Greets once `name` was elicited, with the arguments of that run.
+async fn recall(ctx: Context, args: Arguments) -> Result<CallToolResult, HandlerError> {
+    match ctx.elicit_response("name") {
+        Some(_) => Ok(CallToolResult::text(serde_json::to_string(&args).unwrap())),
+        None => Err(ctx.input_required().elicit("name", form()).into()),
+    }
+}
+
 /// Two rounds: the state says which one the retry answers.
 async fn counter(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
     match ctx.request_state() {
@@ -105,6 +113,7 @@ fn server_with_ring(ring: StateKeyRing) -> Server {
     Server::builder("input", "1")
         .request_state_keys(ring)
         .tool(tool("greet"), greet)
+        .tool(tool("recall"), recall)
         .tool(tool("counter"), counter)
         .tool(tool("everything"), everything)
         .tool(tool("stubborn"), stubborn)
@@ -347,4 +356,26 @@ async fn handshake_revisions_fail_clearly_when_the_client_cannot_fulfil_the_inpu
             .contains("multi round-trip"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_handler_run_again_after_a_local_input_round_gets_the_arguments_of_the_call() {
+    let arguments = json!({
+        "text": "a \"quoted\" line\nand \u{e9} \u{2713} \\ end",
+        "numbers": [1, -2, 2.5, 18446744073709551615_u64],
+        "nested": {"deep": [null, true, {"k": ""}]}
+    });
+    let (mut peer, _task) = serve(&server());
+    peer.initialize("2025-06-18", json!({"elicitation": {}}))
+        .await;
+    let params = json!({"name": "recall", "arguments": arguments, "x-vendor": 1});
+    peer.send_request(1, "tools/call", params).await;
+    let request = peer.recv().await;
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    peer.send(json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"action": "accept", "content": {"n": "Cy"}}}))
+        .await;
+    let answer = peer.answer_to(1).await.response;
+    let seen: Value = serde_json::from_str(&texts(&answer["result"])[0]).unwrap();
+    assert_eq!(seen, arguments);
 }

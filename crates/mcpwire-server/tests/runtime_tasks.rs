@@ -76,6 +76,27 @@ async fn confirm(ctx: Context, _args: Arguments) -> Result<CallToolResult, Handl
     }
 }
 
+/// Asks whether to go on after a first step, then finishes with the
+/// arguments of that run: what a run after an input round was given.
+async fn recall(ctx: Context, args: Arguments) -> Result<CallToolResult, HandlerError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    if ctx.elicit_response("go").is_some() {
+        return Ok(CallToolResult::text(serde_json::to_string(&args).unwrap()));
+    }
+    let form = ElicitRequestParams::form("Go on?", RequestedSchema::default());
+    Err(ctx.input_required().elicit("go", form).into())
+}
+
+/// Arguments with what a second decoding could get wrong: escapes, non-ASCII
+/// text, numbers of each kind, nesting, `null`.
+fn tricky_arguments() -> Value {
+    json!({
+        "text": "a \"quoted\" line\nand \u{e9} \u{2713} \\ end",
+        "numbers": [1, -2, 2.5, 18446744073709551615_u64],
+        "nested": {"deep": [null, true, {"k": ""}]}
+    })
+}
+
 /// A server whose `endless` tool never finishes on its own and counts how
 /// many of its runs were dropped.
 fn server(dropped: &Arc<AtomicUsize>, ttl: Duration) -> Server {
@@ -86,6 +107,7 @@ fn server(dropped: &Arc<AtomicUsize>, ttl: Duration) -> Server {
         .tool(tool("plain", None), instant)
         .tool(tool("must_task", Some(TaskSupport::Required)), failing)
         .tool(tool("confirm", Some(TaskSupport::Optional)), confirm)
+        .tool(tool("recall", Some(TaskSupport::Optional)), recall)
         .tool(
             tool("endless", Some(TaskSupport::Optional)),
             move |_ctx: Context, _args| {
@@ -253,6 +275,28 @@ async fn a_2026_task_waits_for_input_and_resumes_after_tasks_update() {
     let mut id = 101;
     let done = poll_until(&mut peer, &mut id, &task_id, "completed").await;
     assert_eq!(texts(&done["result"]), ["went on"]);
+}
+
+#[tokio::test]
+async fn a_2026_task_resumed_after_tasks_update_runs_with_the_arguments_of_the_call() {
+    let server = server(&Arc::default(), Duration::from_secs(60));
+    let (mut peer, _task) = serve(&server);
+    let params = json!({"name": "recall", "arguments": tricky_arguments()});
+    let created = peer
+        .result(1, "tools/call", with_meta(params, &with_tasks()))
+        .await;
+    let task_id = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 1;
+    poll_until(&mut peer, &mut id, &task_id, "input_required").await;
+    let answer = with_meta(
+        json!({"taskId": task_id, "inputResponses": {"go": {"action": "accept", "content": {}}}}),
+        &with_tasks(),
+    );
+    peer.result(100, "tasks/update", answer).await;
+    let mut id = 100;
+    let done = poll_until(&mut peer, &mut id, &task_id, "completed").await;
+    let seen: Value = serde_json::from_str(&texts(&done["result"])[0]).unwrap();
+    assert_eq!(seen, tricky_arguments());
 }
 
 #[tokio::test]
@@ -480,4 +524,36 @@ async fn a_2025_task_asks_the_client_with_requests_naming_the_task() {
         .exchange(2, "tasks/result", json!({"taskId": task_id}))
         .await;
     assert_eq!(texts(&result.response["result"]), ["went on"]);
+}
+
+#[tokio::test]
+async fn a_2025_task_run_again_after_the_client_answered_has_the_arguments_of_the_call() {
+    let server = server(&Arc::default(), Duration::from_secs(60));
+    let (mut peer, _task) = serve(&server);
+    peer.initialize(V2025, json!({"elicitation": {}})).await;
+    let params = json!({"name": "recall", "arguments": tricky_arguments(), "task": {}});
+    let created = peer.exchange(1, "tools/call", params).await;
+    let task_id = created.response["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The status notification and the question come from two tasks, in
+    // either order; status notifications may follow.
+    let mut question = None;
+    for _ in 0..2 {
+        let message = peer.recv().await;
+        if message["method"] == "elicitation/create" {
+            question = Some(message);
+            break;
+        }
+    }
+    let question = question.unwrap();
+    let answer = json!({"action": "accept", "content": {}});
+    peer.send(json!({"jsonrpc": "2.0", "id": question["id"], "result": answer}))
+        .await;
+    let result = peer
+        .exchange(2, "tasks/result", json!({"taskId": task_id}))
+        .await;
+    let seen: Value = serde_json::from_str(&texts(&result.response["result"])[0]).unwrap();
+    assert_eq!(seen, tricky_arguments());
 }

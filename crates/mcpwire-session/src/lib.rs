@@ -40,5 +40,7 @@ pub use event::{
     ClientView, Event, IncomingRequest, RequestContext, ResponseError, ServerView, TraceContext,
 };
 pub use options::{Limits, RequestOptions, Timeouts};
-pub use server::{ExtensionCall, ExtensionMethod, ServerConfig, ServerEvent, ServerSession};
+pub use server::{
+    ClientCall, ExtensionCall, ExtensionMethod, ServerConfig, ServerEvent, ServerSession,
+};
 pub use transmit::Transmit;

@@ -33,9 +33,15 @@ fn a_request_with_per_request_meta_is_served_without_a_handshake() {
     let mut server = server(json!({"tools": {}}));
     let mut params = json!({"name": "echo", "arguments": {"text": "hi"}});
     params["_meta"] = stateless_meta(json!({"sampling": {}}));
-    feed(&mut server, &request(1, "tools/call", params), now);
+    feed(&mut server, &request(1, "tools/call", params.clone()), now);
     let incoming = only_request(events(&mut server));
-    assert!(matches!(incoming.request, ClientRequest::CallTool(_)));
+    assert!(matches!(
+        incoming.request.request,
+        ClientRequest::CallTool(_)
+    ));
+    // The raw params ride along, as sent, for a runtime that reads them again.
+    let raw = incoming.request.params.as_ref().unwrap().get();
+    assert_eq!(serde_json::from_str::<Value>(raw).unwrap(), params);
     assert_eq!(incoming.context.version, ProtocolVersion::V2026_07_28);
     assert!(
         incoming

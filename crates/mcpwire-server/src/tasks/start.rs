@@ -21,9 +21,9 @@ use super::clock::{iso8601, now_ms};
 use super::{Local, TaskChange, TaskFailure, TaskRecord, Tasks, new_task_id};
 use crate::cancel::CancelHandle;
 use crate::catalog::ToolEntry;
-use crate::dispatch::{check_arguments, conclude_tool};
+use crate::dispatch::{ToolArguments, check_arguments, conclude_tool};
 use crate::input::{Answer, Retry, Round};
-use crate::{Arguments, BoxFuture, Context, HandlerError, Server};
+use crate::{BoxFuture, Context, HandlerError, Server};
 
 /// What serving a request produced: a result the engine fits to the
 /// request's revision, or one already shaped (a task handle).
@@ -48,6 +48,13 @@ enum Mode {
     ServerDirected,
 }
 
+/// A tool call that may become a task: its params, decoded, and as they
+/// came (see [`ToolArguments`]).
+struct Call {
+    params: Box<CallToolRequestParams>,
+    raw_params: Option<RawJson>,
+}
+
 /// What the first round of a server-directed call gave.
 enum Started {
     Done(CallToolResult),
@@ -63,6 +70,7 @@ impl Server {
     pub(crate) async fn call_tool_reply(
         &self,
         params: Box<CallToolRequestParams>,
+        raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         let entry = self.catalog().tool(&params.name);
@@ -74,11 +82,12 @@ impl Server {
             _ => None,
         };
         match tasked {
-            None => self.call_tool_plain(params, ctx).await,
+            None => self.call_tool_plain(params, raw_params, ctx).await,
             // Boxed, so that a plain call's future stays small (it is
             // moved to the heap once per call).
             Some((entry, tasks, mode)) => {
-                Box::pin(self.call_tool_tasked(entry, &tasks, mode, params, ctx)).await
+                let call = Call { params, raw_params };
+                Box::pin(self.call_tool_tasked(entry, &tasks, mode, call, ctx)).await
             }
         }
     }
@@ -89,25 +98,29 @@ impl Server {
         entry: Arc<ToolEntry>,
         tasks: &Arc<Tasks>,
         mode: Mode,
-        params: Box<CallToolRequestParams>,
+        call: Call,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         match mode {
-            Mode::Plain => self.call_tool_plain(params, ctx).await,
+            Mode::Plain => {
+                self.call_tool_plain(call.params, call.raw_params, ctx)
+                    .await
+            }
             Mode::Requested(metadata) => {
-                let created = self.start_requested(tasks, *params, metadata, ctx).await?;
+                let created = self.start_requested(tasks, call, metadata, ctx).await?;
                 encode(&created)
             }
-            Mode::ServerDirected => self.call_tool_directed(tasks, entry, *params, ctx).await,
+            Mode::ServerDirected => self.call_tool_directed(tasks, entry, call, ctx).await,
         }
     }
 
     async fn call_tool_plain(
         &self,
         params: Box<CallToolRequestParams>,
+        raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
-        Ok(match self.call_tool(params, ctx).await? {
+        Ok(match self.call_tool(params, raw_params, ctx).await? {
             Answer::Complete(result) => ServerResult::CallTool(Box::new(result)).into(),
             Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)).into(),
         })
@@ -119,10 +132,14 @@ impl Server {
     async fn start_requested(
         &self,
         tasks: &Arc<Tasks>,
-        mut params: CallToolRequestParams,
+        call: Call,
         metadata: TaskMetadata,
         ctx: Context,
     ) -> Result<CreateTaskResult, ErrorObject> {
+        let Call {
+            mut params,
+            raw_params,
+        } = call;
         params.task = None;
         let owner = tasks.owner_for(ctx.transport_context(), Some(ctx.scope()));
         let record = tasks.create_record(owner, metadata.ttl).await?;
@@ -135,7 +152,7 @@ impl Server {
         tasks.register(&task_id, cancel);
         let worker = tokio::spawn(async move {
             let version = task_ctx.version();
-            let outcome = server.call_tool(Box::new(params), task_ctx.clone()).await;
+            let outcome = server.call_tool(params, raw_params, task_ctx.clone()).await;
             let change = match outcome {
                 Ok(Answer::Complete(result)) => requested_outcome(&result),
                 Ok(Answer::InputRequired(_)) => TaskChange::Fail {
@@ -164,10 +181,11 @@ impl Server {
         &self,
         tasks: &Arc<Tasks>,
         entry: Arc<ToolEntry>,
-        params: CallToolRequestParams,
+        call: Call,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         let version = ctx.version();
+        let Call { params, raw_params } = call;
         let mut arguments = params.arguments.unwrap_or_default();
         if let Some(refusal) = check_arguments(&entry, &mut arguments, version)? {
             return Ok(ServerResult::CallTool(Box::new(refusal)).into());
@@ -176,19 +194,29 @@ impl Server {
             responses: params.input_responses,
             state: params.request_state,
         };
+        // A server-directed call speaks 2026-07-28, where `run_rounds` runs
+        // the handler once (an input round goes back to the client): that
+        // one run takes the arguments, and with them what the task's later
+        // rounds read theirs from.
+        let mut arguments = Some(ToolArguments::new(arguments, raw_params));
         let answer = self
             .run_rounds("tools/call", &params.name, retry, ctx, |round_ctx| {
                 let entry = Arc::clone(&entry);
                 let tasks = Arc::clone(tasks);
-                let arguments = arguments.clone();
+                let arguments = arguments.take();
                 let server = self.clone();
                 async move {
+                    let Some(mut arguments) = arguments else {
+                        return Err(HandlerError::Internal(
+                            "a server-directed tool call ran its first round twice".to_owned(),
+                        ));
+                    };
                     // The handler gets the task's own cancellation signal
                     // from the start: should it become a task, the request
                     // that started it ends long before it does.
                     let (cancel, cancellation) = CancelHandle::new();
                     let task_ctx = round_ctx.for_task(cancellation, None);
-                    let mut first = (entry.handler)(task_ctx.clone(), arguments.clone());
+                    let mut first = arguments.run(&entry.handler, task_ctx.clone());
                     match poll_once(&mut first).await {
                         Poll::Ready(Ok(result)) => Ok(Started::Done(result)),
                         Poll::Ready(Err(error)) => Err(error),
@@ -223,7 +251,7 @@ impl Server {
         first: Round0,
         cancel: CancelHandle,
         entry: Arc<ToolEntry>,
-        arguments: Arguments,
+        arguments: ToolArguments,
         ctx: Context,
     ) -> Result<CreatedTask, ErrorObject> {
         // A stateless request has no session: the task is bound to its named
@@ -326,7 +354,7 @@ impl Tasks {
         task_id: &str,
         first: Round0,
         entry: &ToolEntry,
-        arguments: Arguments,
+        mut arguments: ToolArguments,
         ctx: Context,
     ) {
         let version = ctx.version();
@@ -364,7 +392,9 @@ impl Tasks {
                 return;
             };
             let round = Round::new(record.input_responses, record.state);
-            outcome = (entry.handler)(ctx.with_round(Arc::new(round)), arguments.clone()).await;
+            outcome = arguments
+                .run(&entry.handler, ctx.with_round(Arc::new(round)))
+                .await;
         }
     }
 

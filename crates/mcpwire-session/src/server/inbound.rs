@@ -13,7 +13,7 @@ use mcpwire_types::{
 };
 use serde::Serialize;
 
-use super::{Handshake, ServerSession};
+use super::{ClientCall, Handshake, ServerSession};
 use crate::gating::missing_server_capability;
 use crate::peer::{Answer, BatchId, RequestInfo};
 use crate::{ClientView, Event, IncomingRequest, RequestContext, TraceContext};
@@ -197,7 +197,7 @@ impl ServerSession {
                 };
                 self.events.push_back(Event::Request(IncomingRequest {
                     id,
-                    request,
+                    request: ClientCall { request, params },
                     context,
                 }));
             }

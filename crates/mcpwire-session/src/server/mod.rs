@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId};
+use mcpwire_jsonrpc::{ErrorObject, RawJson, RequestId};
 use mcpwire_types::methods::{
     ClientNotification, ClientRequest, ClientResult, ServerNotification, ServerRequest,
     ServerResult, method_info,
@@ -28,7 +28,23 @@ use crate::{ClientView, Event, Limits, RequestOptions, SendError, Timeouts, Tran
 
 /// What the server engine reports: requests and notifications from the
 /// client, answers to the server's own requests, and the handshake.
-pub type ServerEvent = Event<ClientRequest, ClientNotification, ClientResult, ClientView>;
+pub type ServerEvent = Event<ClientCall, ClientNotification, ClientResult, ClientView>;
+
+/// A client request as the runtime receives it: decoded by its method, and
+/// its params as they came.
+///
+/// The decoded request moves into its handler. The raw params ride along,
+/// moved and never copied, for a runtime that must read part of them again
+/// (the arguments of a tool whose handler runs a second time after an
+/// input round): decoding them again then costs that rare second run
+/// instead of a copy of the decoded value on every call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientCall {
+    /// The request, routed and decoded by method.
+    pub request: ClientRequest,
+    /// The params as the client sent them (`None` when it sent none).
+    pub params: Option<RawJson>,
+}
 
 /// Who the server is and what it offers; shared by every session.
 #[derive(Debug, Clone)]
