@@ -4,6 +4,7 @@ use crate::decode;
 use crate::error::{ErrorCode, ErrorObject};
 use crate::id::RequestId;
 use crate::message::{ErrorResponse, Message, Packet};
+use crate::utf8::checked_text;
 
 /// Why received JSON text is not a usable JSON-RPC 2.0 message.
 ///
@@ -121,9 +122,9 @@ impl Inbound {
     /// parsed in one pass, and payloads (`params`, `result`, `error.data`)
     /// are kept as raw JSON: no JSON tree is built for them.
     pub fn from_slice(bytes: &[u8]) -> Self {
-        match core::str::from_utf8(bytes) {
+        match checked_text(bytes) {
             Ok(text) => decode::classify_str(text),
-            Err(error) => Self::Invalid(invalid_utf8(error.valid_up_to())),
+            Err(valid_up_to) => Self::Invalid(invalid_utf8(valid_up_to)),
         }
     }
 

@@ -7,6 +7,7 @@ use crate::decode;
 use crate::encode::{write_message, write_packet};
 use crate::message::{Message, Packet};
 use crate::scan::find_byte;
+use crate::utf8::checked_text;
 
 /// Why a line could not be turned into an [`Inbound`] at all.
 ///
@@ -184,11 +185,9 @@ impl LineCodec {
         {
             return None;
         }
-        Some(match core::str::from_utf8(line) {
+        Some(match checked_text(line) {
             Ok(text) => Ok(decode::classify_str(text)),
-            Err(error) => Err(LineError::InvalidUtf8 {
-                valid_up_to: error.valid_up_to(),
-            }),
+            Err(valid_up_to) => Err(LineError::InvalidUtf8 { valid_up_to }),
         })
     }
 

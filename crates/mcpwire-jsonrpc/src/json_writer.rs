@@ -51,7 +51,10 @@ pub fn to_json_string<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_
 /// Appends `text` as a JSON string, quotes included.
 pub(crate) fn write_escaped_str(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
+    // Room for the quotes, some escapes and what closes the enclosing
+    // values: reserving the bare length made the closing `}` of a message
+    // whose bulk is this string grow the buffer, copying all of it.
+    out.reserve(bytes.len() + bytes.len() / 16 + 64);
     out.push('"');
     let mut from = 0;
     loop {

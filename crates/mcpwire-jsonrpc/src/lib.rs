@@ -19,7 +19,9 @@
 //!   serde output) that always writes `"jsonrpc":"2.0"` first, and whose
 //!   `to_vec` form never holds a line break;
 //! * [`LineCodec`], the newline-delimited framing of the stdio transport,
-//!   over `bytes::BytesMut` with a bounded line length;
+//!   over `bytes::BytesMut` with a bounded line length, and [`LineQueue`],
+//!   lines waiting to be written, whose large payloads are written from
+//!   where they are rather than copied;
 //! * the message-level [`Transport`] trait and an in-memory pair
 //!   ([`memory::pair`]).
 //!
@@ -71,6 +73,7 @@ mod encode;
 mod error;
 mod id;
 mod json_writer;
+mod line_queue;
 pub mod memory;
 mod message;
 mod raw;
@@ -79,12 +82,14 @@ mod shape;
 mod string_end;
 mod syntax;
 mod transport;
+mod utf8;
 
 pub use classify::{ClassifyError, Inbound};
 pub use codec::{LineCodec, LineError};
 pub use error::{ErrorCode, ErrorObject};
 pub use id::RequestId;
 pub use json_writer::{to_json_string, to_json_vec};
+pub use line_queue::LineQueue;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
 pub use raw::{InvalidJson, RawJson};
 pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};

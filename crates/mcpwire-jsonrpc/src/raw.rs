@@ -57,6 +57,12 @@ impl RawJson {
         Self(Box::from(text))
     }
 
+    /// Keeps `text`, already copied, which the caller has checked to be
+    /// one JSON value without surrounding whitespace.
+    pub(crate) fn from_checked_box(text: Box<str>) -> Self {
+        Self(text)
+    }
+
     /// The JSON text.
     pub fn get(&self) -> &str {
         &self.0

@@ -172,6 +172,53 @@ fn block_has_string_special(block: &[u8; BLOCK]) -> bool {
     lanes_any(block, is_string_special_lane)
 }
 
+/// Bytes whose smallest value is taken before it is tested: the test and
+/// its movemask cost as much as four vector minimums, so they are paid
+/// once per four blocks.
+const CONTROL_CHUNK: usize = 4 * BLOCK;
+
+/// The index of the first control byte (below 0x20) in `bytes`.
+///
+/// Used on runs of string text already known to hold no quote or
+/// backslash, where control bytes (which JSON refuses unescaped) are
+/// almost never found: a chunk's bytes are folded into their smallest
+/// value, one vector minimum per sixteen bytes, and only a chunk whose
+/// smallest byte is a control byte is searched byte by byte.
+pub(crate) fn find_control_byte(bytes: &[u8]) -> Option<usize> {
+    let is_control = |byte: &u8| *byte < 0x20;
+    let mut chunks = bytes.chunks_exact(CONTROL_CHUNK);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        if chunk_smallest_is_control(chunk) {
+            return chunk.iter().position(is_control).map(|at| offset + at);
+        }
+        offset += CONTROL_CHUNK;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(is_control)
+        .map(|at| offset + at)
+}
+
+/// Whether the smallest byte of `chunk` is below 0x20, with four running
+/// minimums so that consecutive vector operations do not wait on each other.
+#[inline]
+fn chunk_smallest_is_control(chunk: &[u8]) -> bool {
+    let mut smallest = [u8x16::splat(u8::MAX); 4];
+    for lanes in chunk.chunks_exact(BLOCK) {
+        let Some(block) = lanes.first_chunk::<BLOCK>() else {
+            continue;
+        };
+        for (running, lane) in smallest.iter_mut().zip(block_lanes(block)) {
+            *running = running.min(lane);
+        }
+    }
+    let [first, second, third, fourth] = smallest;
+    let least = first.min(second).min(third.min(fourth));
+    least.min(u8x16::splat(0x1f)).simd_eq(least).any()
+}
+
 /// The four sixteen-byte vectors of `block`.
 #[inline(always)]
 pub(crate) fn block_lanes(block: &[u8; BLOCK]) -> [u8x16; 4] {
@@ -233,6 +280,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn control_byte_search_finds_the_first_one_at_every_position() {
+        // Lengths around the chunk size, and past several chunks.
+        for len in [0, 1, 63, 64, 255, 256, 257, 600, 1100] {
+            let clean = vec![b'a'; len];
+            assert_eq!(find_control_byte(&clean), None, "{len}");
+            for at in 0..len {
+                for control in [0x00, 0x0a, 0x1f] {
+                    let mut text = clean.clone();
+                    text[at] = control;
+                    // A later control byte must not be found instead.
+                    text[len - 1] = 0x01;
+                    assert_eq!(find_control_byte(&text), Some(at), "{len} {at} {control}");
+                }
+            }
+        }
+        // The bytes just above the control range, and high bytes, are text.
+        let text: Vec<u8> = (0x20..=0xffu8).cycle().take(700).collect();
+        assert_eq!(find_control_byte(&text), None);
     }
 
     #[test]

@@ -8,12 +8,16 @@
 //! become bit masks (vector compares and movemasks, through `wide`), and
 //! when its escapes are simple the block is settled with a few bit
 //! operations: the bytes a backslash escapes are the ones after it, so the
-//! string ends at the first quote that is not among them.
+//! string ends at the first quote that is not among them. Long runs
+//! without escapes (code, data, plain words) are handed to `memchr2`,
+//! whose run-time choice of AVX2 reads twice as much per step as the SSE2
+//! of the default target this crate is compiled for.
 
 use wide::u8x16;
 
 use crate::scan::{
-    BLOCK, block_lanes, find_string_special, gather, lane_mask, string_special_bits,
+    BLOCK, block_lanes, find_control_byte, find_string_special, gather, lane_mask,
+    string_special_bits,
 };
 
 /// For each byte after a backslash, the length of the escape it starts:
@@ -45,12 +49,25 @@ pub(crate) enum StringEnd {
     Control(usize),
     /// The text ends before the closing quote.
     Unterminated,
+    /// The search reached the index it was asked to pause at and stopped
+    /// at `at`, outside any escape; `escaped` tells whether the bytes
+    /// before it held an escape. [`resume_string_end`] goes on from there.
+    Paused { at: usize, escaped: bool },
 }
 
 /// How many escape-free bytes of a string the word-at-a-time search reads
 /// before going block by block: member names and short values end sooner,
 /// and for them a whole-block mask would cost more than it saves.
 const WORD_BYTES_BEFORE_BLOCKS: usize = 32;
+
+/// How many clean blocks in a row (no quote, backslash or control byte)
+/// make the search hand the rest of the run to `memchr2`. Text with an
+/// escape every few dozen bytes rarely has two clean blocks in a row and
+/// stays with the blocks, whose masks settle several escapes at once;
+/// long escape-free text (code, data, plain words) gets `memchr2`, which
+/// picks 32-byte AVX2 compares at run time where this crate is held to
+/// the 16-byte SSE2 ones of the default target.
+const CLEAN_BLOCKS_BEFORE_MEMCHR: u32 = 2;
 
 /// The length of the escape whose backslash is at `at`, with its digits
 /// checked, or why it is not one.
@@ -84,38 +101,49 @@ impl SpecialMasks {
     /// The masks of `block`, or `None` when it holds no string-special byte.
     ///
     /// Sixteen bytes are compared at a time and gathered into bits with a
-    /// vector movemask. Control bytes are refused, so they are rare: the
-    /// block's smallest byte tells whether there is one, and only then is
-    /// their mask gathered.
+    /// vector movemask. Most blocks of text hold a quote or a backslash, so
+    /// their masks are gathered straight away: a first test for any hit
+    /// would mostly find one and only add work. Control bytes are refused,
+    /// so they are rare: the block's smallest byte tells whether there is
+    /// one, and only then is their mask gathered.
     #[inline]
     fn of(block: &[u8; BLOCK]) -> Option<Self> {
         let lanes = block_lanes(block);
-        let backslashes = lanes.map(|bytes| bytes.simd_eq(u8x16::splat(b'\\')));
-        let quotes = lanes.map(|bytes| bytes.simd_eq(u8x16::splat(b'"')));
+        let backslash = gather(lanes.map(|bytes| bytes.simd_eq(u8x16::splat(b'\\'))));
+        let quote = gather(lanes.map(|bytes| bytes.simd_eq(u8x16::splat(b'"'))));
         let smallest = lanes[0].min(lanes[1]).min(lanes[2].min(lanes[3]));
-        let has_control = smallest.min(u8x16::splat(0x1f)).simd_eq(smallest);
-        let any = backslashes[0]
-            | backslashes[1]
-            | backslashes[2]
-            | backslashes[3]
-            | quotes[0]
-            | quotes[1]
-            | quotes[2]
-            | quotes[3]
-            | has_control;
-        if !any.any() {
-            return None;
-        }
-        let control = if has_control.any() {
+        let control = if smallest.min(u8x16::splat(0x1f)).simd_eq(smallest).any() {
             gather(lanes.map(|bytes| bytes.min(u8x16::splat(0x1f)).simd_eq(bytes)))
         } else {
             0
         };
-        Some(Self {
-            backslash: gather(backslashes),
-            quote: gather(quotes),
+        (backslash | quote | control != 0).then_some(Self {
+            backslash,
+            quote,
             control,
         })
+    }
+
+    /// Whether the block is the common case of text, which the string
+    /// simply goes on past: every escape a single backslash before a quote
+    /// or an `n`, all within the block, and no closing quote or control
+    /// byte. That case is settled with one branch; the others go to
+    /// [`read_simple_block`], which handles every simple block.
+    ///
+    /// The answer is a branch, not an amount to advance by: the next
+    /// block's address then does not wait on this block's masks, and the
+    /// processor reads ahead while they are computed.
+    #[inline]
+    fn is_common(self, block: &[u8; BLOCK]) -> bool {
+        let escaped_bytes = self.backslash << 1;
+        let newlines = lane_mask(block, |bytes| bytes.simd_eq(u8x16::splat(b'n')));
+        let ends = (self.quote & !escaped_bytes) | self.control;
+        // An escaped backslash (`\\`) counts as unusual too, which sends
+        // runs of backslashes to the careful path.
+        let unusual = escaped_bytes & !(self.quote | newlines);
+        // A backslash in the last byte escapes a byte of the next block.
+        let straddles = self.backslash >> (BLOCK - 1);
+        ends | unusual | straddles == 0
     }
 
     /// Every string-special byte.
@@ -220,14 +248,23 @@ fn walk_block(bytes: &[u8], at: usize, mut mask: u64, escaped: &mut bool) -> Blo
     BlockOutcome::Continues(at + BLOCK)
 }
 
+/// The search without pauses.
+#[cfg(test)]
+pub(crate) fn find_string_end(bytes: &[u8], from: usize) -> StringEnd {
+    find_string_end_pausing(bytes, from, usize::MAX)
+}
+
 /// Finds the end of the string body that starts at `from` (just after the
-/// opening quote), checking every escape and refusing control bytes.
+/// opening quote), checking every escape and refusing control bytes; if
+/// the string goes on past `pause_at`, the search pauses there (or a
+/// block or so further) so that the caller can copy what was read while
+/// it is still in cache.
 ///
 /// Short strings are searched a word at a time. Past the first few dozen
-/// bytes the search goes by 64-byte blocks: a clean block is skipped after
-/// one branch-free test, and a block with hits gets a bit mask that is
-/// walked hit by hit, an escape clearing the bits of the bytes it consumes.
-pub(crate) fn find_string_end(bytes: &[u8], from: usize) -> StringEnd {
+/// bytes the search goes by 64-byte blocks ([`search_blocks`]): a block
+/// with hits gets bit masks, read in one go when its escapes are simple
+/// and otherwise walked hit by hit, and long clean runs go to `memchr2`.
+pub(crate) fn find_string_end_pausing(bytes: &[u8], from: usize, pause_at: usize) -> StringEnd {
     let mut at = from;
     let mut escaped = false;
     // The word search: until the string ends or proves long.
@@ -262,16 +299,55 @@ pub(crate) fn find_string_end(bytes: &[u8], from: usize) -> StringEnd {
             _ => return StringEnd::Control(hit),
         }
     }
-    // The block search. Blocks start wherever the previous one's last
-    // escape ended, so a block never starts inside an escape.
-    while let Some(block) = bytes
-        .get(at..at + BLOCK)
-        .and_then(|block| block.first_chunk::<BLOCK>())
+    search_blocks(bytes, at, escaped, pause_at)
+}
+
+/// Goes on with a search that returned [`StringEnd::Paused`] at `at`.
+pub(crate) fn resume_string_end(
+    bytes: &[u8],
+    at: usize,
+    escaped: bool,
+    pause_at: usize,
+) -> StringEnd {
+    search_blocks(bytes, at, escaped, pause_at)
+}
+
+/// Goes on with the search from `at` a block at a time; `escaped` tells
+/// whether the string held an escape before `at`.
+///
+/// Blocks start wherever the previous one's last escape ended, so a block
+/// never starts inside an escape. Most blocks of text are settled by
+/// [`SpecialMasks::is_common`]; runs of clean blocks are handed to
+/// `memchr2`, and the rest goes to the slower readers.
+fn search_blocks(bytes: &[u8], mut at: usize, mut escaped: bool, pause_at: usize) -> StringEnd {
+    let mut clean_blocks = 0;
+    // The backslashes of common blocks, gathered here so that the loop
+    // needs no test for them.
+    let mut common_backslashes = 0u64;
+    while at < pause_at
+        && let Some(block) = bytes
+            .get(at..at + BLOCK)
+            .and_then(|block| block.first_chunk::<BLOCK>())
     {
         let Some(masks) = SpecialMasks::of(block) else {
             at += BLOCK;
+            clean_blocks += 1;
+            if clean_blocks >= CLEAN_BLOCKS_BEFORE_MEMCHR {
+                clean_blocks = 0;
+                match skip_plain_run(bytes, at, pause_at) {
+                    Ok(next) => at = next,
+                    Err(control) => return StringEnd::Control(control),
+                }
+            }
             continue;
         };
+        clean_blocks = 0;
+        if masks.is_common(block) {
+            common_backslashes |= masks.backslash;
+            at += BLOCK;
+            continue;
+        }
+        escaped |= common_backslashes != 0;
         let outcome = match read_simple_block(bytes, at, block, masks, &mut escaped) {
             Some(outcome) => outcome,
             None => walk_block(bytes, at, masks.all(), &mut escaped),
@@ -281,7 +357,46 @@ pub(crate) fn find_string_end(bytes: &[u8], from: usize) -> StringEnd {
             BlockOutcome::Ends(end) => return end,
         }
     }
+    let escaped = escaped || common_backslashes != 0;
+    if at >= pause_at {
+        return StringEnd::Paused { at, escaped };
+    }
     finish_string_tail(bytes, at, escaped)
+}
+
+/// How much text `memchr2` searches at a time in a long run, so that the
+/// control-byte check after it reads bytes still in the L1 cache: a
+/// 64 KiB string does not fit there, and two passes over it from L2 cost
+/// a sixth more than two passes piece by piece.
+const RUN_PIECE: usize = 16 * 1024;
+
+/// Skips the run of string text from `from` to the next quote or
+/// backslash (or the end of the text, or `pause_at`), which is where the
+/// block search resumes; fails with the index of the first control byte
+/// in the run.
+///
+/// `memchr2` finds the run's end, and the control bytes it does not look
+/// for are checked over the run afterwards, a vector minimum per sixteen
+/// bytes: two passes with wide vectors cost less than one with the three
+/// tests of the block search on narrow ones.
+fn skip_plain_run(bytes: &[u8], from: usize, pause_at: usize) -> Result<usize, usize> {
+    let mut at = from;
+    while at < pause_at {
+        let rest = bytes.get(at..).unwrap_or_default();
+        let piece = rest.get(..RUN_PIECE.min(pause_at - at)).unwrap_or(rest);
+        let found = memchr::memchr2(b'"', b'\\', piece);
+        let run = piece
+            .get(..found.unwrap_or(piece.len()))
+            .unwrap_or_default();
+        if let Some(control) = find_control_byte(run) {
+            return Err(at + control);
+        }
+        at += run.len();
+        if found.is_some() || run.len() == rest.len() {
+            break;
+        }
+    }
+    Ok(at)
 }
 
 /// Finishes a string body in the last bytes of the text, where no whole
@@ -438,6 +553,120 @@ mod tests {
         }
     }
 
+    /// Where the search stops reading blocks and hands a clean run to
+    /// `memchr2`: after the word search and the clean blocks before it.
+    const MEMCHR_FROM: usize =
+        WORD_BYTES_BEFORE_BLOCKS + CLEAN_BLOCKS_BEFORE_MEMCHR as usize * BLOCK;
+
+    /// Text of `length` bytes without string-special bytes, with two- and
+    /// three-byte characters so that pieces split characters.
+    fn clean_run(length: usize) -> Vec<u8> {
+        filler("plain text é – ".as_bytes(), length)
+    }
+
+    #[test]
+    fn every_piece_around_the_switch_to_memchr_reads_as_byte_by_byte() {
+        for pattern in [&b"a"[..], "é – ".as_bytes()] {
+            for piece in PIECES {
+                for offset in MEMCHR_FROM - 70..MEMCHR_FROM + 140 {
+                    // After the piece: dense escapes (back to blocks), a
+                    // long clean run (back to memchr2), then the end.
+                    let mut text = filler(pattern, offset);
+                    text.extend_from_slice(piece);
+                    text.extend(filler(b"ab\\\"cd\\n", 150));
+                    text.extend(clean_run(400));
+                    assert_same_reading(&text, 0);
+                    text.push(b'"');
+                    assert_same_reading(&text, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_piece_around_the_memchr_piece_boundaries_reads_as_byte_by_byte() {
+        for boundary in [MEMCHR_FROM + RUN_PIECE, MEMCHR_FROM + 2 * RUN_PIECE] {
+            for piece in PIECES {
+                for offset in boundary - 20..boundary + 20 {
+                    let mut text = clean_run(offset);
+                    text.extend_from_slice(piece);
+                    text.extend(clean_run(300));
+                    assert_same_reading(&text, 0);
+                    text.push(b'"');
+                    assert_same_reading(&text, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_control_byte_anywhere_in_a_long_clean_run_is_found_first() {
+        let length = MEMCHR_FROM + RUN_PIECE + 700;
+        let clean = clean_run(length);
+        // Every offset up to the switch and around the first piece end;
+        // every 31st in between.
+        let near = |at: usize| at < MEMCHR_FROM + 300 || at.abs_diff(MEMCHR_FROM + RUN_PIECE) < 300;
+        for at in (0..length).filter(|&at| near(at) || at % 31 == 0) {
+            let mut text = clean.clone();
+            // The character the control byte lands in is cut, which the
+            // scan, reading bytes, does not mind.
+            text[at] = if at % 3 == 0 { 0x00 } else { 0x1f };
+            // A later quote must not end the string first.
+            text.extend_from_slice(b"\"}");
+            assert_eq!(find_string_end(&text, 0), StringEnd::Control(at), "{at}");
+        }
+    }
+
+    #[test]
+    fn a_string_ending_in_a_long_clean_run_ends_at_its_quote() {
+        for length in [
+            MEMCHR_FROM,
+            RUN_PIECE,
+            RUN_PIECE + MEMCHR_FROM,
+            3 * RUN_PIECE + 5,
+        ] {
+            for from in 0..3 {
+                let mut text = clean_run(length);
+                assert_eq!(find_string_end(&text, from), StringEnd::Unterminated);
+                text.extend_from_slice(b"\"\x01");
+                let expected = StringEnd::Closed {
+                    quote: length,
+                    escaped: false,
+                };
+                assert_eq!(find_string_end(&text, from), expected, "{length} {from}");
+            }
+        }
+    }
+
+    #[test]
+    fn pausing_anywhere_and_resuming_reads_as_without_pauses() {
+        let pattern = b"Lorem \\\"ipsum\\\" dolor\\n\\\\ \\u00e9";
+        // Whole patterns: a cut `\u` escape would end the string early.
+        let mut prose = filler(pattern, 22 * pattern.len());
+        prose.extend(clean_run(RUN_PIECE + 300));
+        prose.extend(filler(b"ab\\ncd", 200));
+        for ending in [&b"\""[..], b"\x01", b"\\q", b""] {
+            let mut text = prose.clone();
+            text.extend_from_slice(ending);
+            let expected = find_string_end(&text, 0);
+            for step in [1, 7, 63, 64, 65, 1000, RUN_PIECE] {
+                let mut end = find_string_end_pausing(&text, 0, step);
+                let mut pauses = 0;
+                while let StringEnd::Paused { at, escaped } = end {
+                    pauses += 1;
+                    assert!(pauses <= text.len(), "no progress at {at}");
+                    end = resume_string_end(&text, at, escaped, at + step);
+                }
+                // A pause inside an escape would read differently.
+                assert_eq!(end, expected, "step {step}");
+                assert!(
+                    pauses >= text.len() / (step + 2 * BLOCK),
+                    "{pauses} pauses, step {step}"
+                );
+            }
+        }
+    }
+
     /// Pieces of string text, the ones that end or break a string rare
     /// enough that most strings run over several blocks.
     fn string_pieces() -> impl Strategy<Value = Vec<u8>> {
@@ -455,7 +684,10 @@ mod tests {
             1 => Just(&b"\\x"[..]),
             1 => Just(&b"\\u0g00"[..]),
         ];
-        proptest::collection::vec(piece, 0..120).prop_map(|pieces| pieces.concat())
+        // Runs long enough to be handed to `memchr2`, now and then.
+        let run = (0usize..600).prop_map(|length| b"x".repeat(length));
+        let part = prop_oneof![40 => piece.prop_map(<[u8]>::to_vec), 1 => run];
+        proptest::collection::vec(part, 0..120).prop_map(|parts| parts.concat())
     }
 
     proptest! {

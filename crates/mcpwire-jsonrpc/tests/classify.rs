@@ -400,6 +400,69 @@ fn payloads_are_kept_as_their_exact_raw_text() {
 }
 
 #[test]
+fn long_payloads_are_kept_as_their_exact_raw_text() {
+    // Payloads longer than the 16 KiB pieces the decoder copies them in,
+    // with characters of every UTF-8 length across the piece ends, escapes,
+    // and a second long string after the first.
+    for length in [8_000, 16_383, 16_384, 16_385, 40_000, 70_001] {
+        for unit in ["é – plain ", "ab\\\"cd\\n 😀 ", "x"] {
+            let text = unit.repeat(length / unit.len() + 1);
+            let payload = format!(
+                r#"{{"content":[{{"type":"text","text":"{text}"}},{{"x":[1, "{text}"]}}],"isError":false}}"#
+            );
+            let input = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{payload}}}"#);
+            let Ok(Message::Response(response)) = Message::from_slice(input.as_bytes()) else {
+                panic!("expected a response");
+            };
+            assert_eq!(response.result.get(), payload, "{length} {unit:?}");
+            let input = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{payload}}}"#);
+            let Ok(Message::Request(request)) = Message::from_slice(input.as_bytes()) else {
+                panic!("expected a request");
+            };
+            assert_eq!(request.params.unwrap().get(), payload, "{length} {unit:?}");
+            let input = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-1,"message":"m","data":{payload}}}}}"#
+            );
+            let Ok(Message::Error(error)) = Message::from_slice(input.as_bytes()) else {
+                panic!("expected an error response");
+            };
+            assert_eq!(
+                error.error.data.unwrap().get(),
+                payload,
+                "{length} {unit:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_control_byte_deep_in_a_long_payload_is_a_parse_error_at_that_byte() {
+    let text = "é – plain ".repeat(5_000);
+    let input = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"text":"{text}"}}}}"#);
+    let start = input.find("é").unwrap();
+    // Bytes around the first two piece ends, where the copy catches up.
+    let around = |end: usize| start + end - 400..start + end + 400;
+    for at in around(16_384).chain(around(32_768)).step_by(3) {
+        let mut bytes = input.clone().into_bytes();
+        bytes[at] = 0x01;
+        let Inbound::Invalid(error) = Inbound::from_slice(&bytes) else {
+            panic!("a control byte at {at} was accepted");
+        };
+        assert_eq!(error.code(), PARSE, "{at}");
+        // A byte of a multi-byte character cut out makes the text not
+        // UTF-8, which is reported first.
+        let expected = match std::str::from_utf8(&bytes) {
+            Ok(_) => format!("invalid JSON: control character in a string at byte {at}"),
+            Err(error) => format!(
+                "invalid JSON: invalid UTF-8 at byte {}",
+                error.valid_up_to()
+            ),
+        };
+        assert_eq!(error.message(), expected);
+    }
+}
+
+#[test]
 fn classify_error_answers_with_its_code_message_and_id() {
     let error =
         Message::from_slice(br#"{"jsonrpc":"2.0","id":"q","method":"m","params":3}"#).unwrap_err();

@@ -13,7 +13,8 @@
 
 use std::path::Path;
 
-use mcpwire_jsonrpc::{ErrorCode, Inbound, RawJson};
+use bytes::BytesMut;
+use mcpwire_jsonrpc::{ClassifyError, ErrorCode, Inbound, LineCodec, RawJson};
 use proptest::prelude::*;
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -116,6 +117,60 @@ fn scanner_agrees_with_serde_json_on_long_strings_with_escapes_at_every_offset()
 }
 
 #[test]
+fn scanner_agrees_with_serde_json_on_strings_past_the_memchr_thresholds() {
+    // Past about 160 clean bytes the scan hands the run to `memchr2`, in
+    // pieces of 16 KiB: put the interesting byte around those points, in
+    // text with and without multi-byte characters.
+    let offsets = (100..260).chain(16_300..16_420).chain(32_700..32_820);
+    for (index, at) in offsets.enumerate() {
+        let filler = if index % 2 == 0 { "x" } else { "é" };
+        let insert = [
+            "\\n", "\\\"", "\\u00e9", "\\q", "\u{1}", "\u{1f}", "\\", "\"",
+        ][(index / 2) % 8];
+        let mut body = filler.repeat(at / filler.len());
+        body.push_str(insert);
+        body.push_str(&"y".repeat(300));
+        assert_agree(&format!("\"{body}\""));
+    }
+}
+
+#[test]
+fn invalid_utf8_anywhere_in_a_long_message_is_a_parse_error_naming_the_byte() {
+    // Longer than the vector UTF-8 checker's blocks and than the scan's
+    // switch to `memchr2`; non-ASCII text so that both leave their ASCII
+    // fast paths.
+    let text = "é – plain words, \\n and \\\"quotes\\\" ".repeat(80);
+    let message = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"text":"{text}"}}}}"#);
+    let mut codec = LineCodec::new();
+    for at in 0..message.len() {
+        for bad in [0xff, 0x80] {
+            let mut bytes = message.clone().into_bytes();
+            bytes[at] = bad;
+            let Err(error) = std::str::from_utf8(&bytes) else {
+                continue;
+            };
+            let expected = format!(
+                "invalid JSON: invalid UTF-8 at byte {}",
+                error.valid_up_to()
+            );
+            match Inbound::from_slice(&bytes) {
+                Inbound::Invalid(error) => {
+                    assert_eq!(error.code(), ErrorCode::PARSE_ERROR, "{at}");
+                    assert_eq!(error.message(), expected, "{at}");
+                }
+                other => panic!("{bad:#x} at {at}: {other:?}"),
+            }
+            let mut line = BytesMut::from(&bytes[..]);
+            line.extend_from_slice(b"\n");
+            let Some(Err(line_error)) = codec.decode(&mut line) else {
+                panic!("{bad:#x} at {at}: the line decoded");
+            };
+            assert_eq!(ClassifyError::from(line_error).message(), expected, "{at}");
+        }
+    }
+}
+
+#[test]
 fn deep_nesting_is_checked_without_a_limit() {
     let depth = 100_000;
     let nested = format!("{}{}", "[{\"a\":".repeat(depth), "}]".repeat(depth));
@@ -160,6 +215,18 @@ fn json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Strings made of long escape-free runs and the escapes of text, so that
+/// the scan switches between its block reader and `memchr2` within one
+/// value.
+fn long_string() -> impl Strategy<Value = Value> {
+    let part = prop_oneof![
+        "[a-z é]{0,8}",
+        (0usize..3_000).prop_map(|length| "z".repeat(length)),
+        Just("\"\n\\\t\u{1}\u{7f}".to_owned()),
+    ];
+    prop::collection::vec(part, 0..12).prop_map(|parts| Value::String(parts.concat()))
+}
+
 /// Characters that matter to the grammar, for edits of valid text.
 const GRAMMAR: &[char] = &[
     '{', '}', '[', ']', '"', ',', ':', '\\', 'u', '0', '1', '9', 'e', 'E', '+', '-', '.', 't', 'f',
@@ -167,6 +234,20 @@ const GRAMMAR: &[char] = &[
 ];
 
 proptest! {
+    #[test]
+    fn scanner_agrees_with_serde_json_on_long_strings_and_their_edits(
+        value in long_string(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), prop::sample::select(GRAMMAR)), 0..3),
+    ) {
+        let mut text = serde_json::to_string(&value).unwrap();
+        assert_agree(&text);
+        for (at, character) in edits {
+            let boundaries: Vec<usize> = (0..=text.len()).filter(|&at| text.is_char_boundary(at)).collect();
+            text.insert(boundaries[at.index(boundaries.len())], character);
+            assert_agree(&text);
+        }
+    }
+
     #[test]
     fn scanner_agrees_with_serde_json_on_valid_and_edited_texts(
         value in json(),

@@ -109,6 +109,28 @@ impl AsyncWrite for ChildInput {
             })
     }
 
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+        slices: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.shared
+            .poll_pipe(context, Err(closed_pipe()), |pipe, context| {
+                pipe.poll_write_vectored(context, slices)
+            })
+    }
+
+    /// Whether the pipe writes several slices in one system call, which
+    /// lets a large payload go out with its envelope without being copied
+    /// next to it.
+    fn is_write_vectored(&self) -> bool {
+        self.shared
+            .lock()
+            .pipe
+            .as_ref()
+            .is_some_and(ChildStdin::is_write_vectored)
+    }
+
     fn poll_flush(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
         // Flushing a closed pipe has nothing left to do.
         self.shared

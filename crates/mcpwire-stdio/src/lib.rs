@@ -58,6 +58,7 @@ mod child;
 mod child_input;
 mod client;
 mod error;
+mod read_buffer;
 mod server;
 mod stderr;
 mod transport;

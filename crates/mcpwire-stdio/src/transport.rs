@@ -1,29 +1,27 @@
 //! `StdioTransport`: newline-delimited JSON-RPC over any async byte reader and writer.
 
+use std::future::poll_fn;
+use std::io::IoSlice;
+use std::pin::Pin;
+use std::task::{Poll, ready};
 use std::{fmt, io};
 
-use bytes::{BufMut, BytesMut};
+use bytes::Buf;
 use mcpwire_jsonrpc::{
-    Inbound, LineCodec, Packet, RequestId, Transport, TransportReceiver, TransportSender,
+    Inbound, LineCodec, LineQueue, Packet, RequestId, Transport, TransportReceiver, TransportSender,
 };
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 use crate::error::Error;
-
-/// How many bytes one read may add to the read buffer at most.
-///
-/// Together with the codec's line limit this bounds the buffer: before a
-/// read it holds at most one unfinished line (the codec drops an over-long
-/// line as soon as it crosses the limit), and a read adds one chunk.
-const READ_CHUNK: usize = 8 * 1024;
+use crate::read_buffer::ReadBuffer;
 
 /// How many encoded bytes [`TransportSender::feed`] holds before writing
 /// them out without waiting for the flush.
 const FEED_LIMIT: usize = 64 * 1024;
 
-/// Above this capacity an emptied write buffer is given back to the
-/// allocator, so that one huge packet does not pin its memory forever.
-const WRITE_BUFFER_KEEP: usize = 64 * 1024;
+/// How many slices one vectored write hands the writer at most (Linux
+/// takes 1,024; a queue rarely holds more than a few).
+const MAX_WRITE_SLICES: usize = 64;
 
 /// A [`Transport`] that speaks newline-delimited JSON-RPC over a byte
 /// reader and a byte writer.
@@ -39,8 +37,9 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 /// [`StdioReceiver`], so that it reads while a write waits; the inherent
 /// `send`, `recv` and `close` serve simple uses and tests.
 ///
-/// * `recv` reads at most one chunk at a time into an internal buffer and
-///   decodes whole lines with a [`LineCodec`]. It is cancel safe: bytes
+/// * `recv` reads into an internal buffer and decodes whole lines with a
+///   [`LineCodec`]; a long line is read into place, never moved as a whole
+///   while it arrives. It is cancel safe: bytes
 ///   read before the future was dropped stay buffered for the next call.
 ///   Lines the codec refuses (longer than its limit, not UTF-8) and text
 ///   that is not a message come out as [`Inbound::Invalid`], so that the
@@ -49,17 +48,21 @@ const WRITE_BUFFER_KEEP: usize = 64 * 1024;
 ///   returns `None` for good.
 /// * `send` writes one line and flushes it before returning, so a peer that
 ///   does not read makes `send` wait: nothing queues without bound.
-/// * [`feed`](TransportSender::feed) encodes a line into the write buffer
-///   (writing it out once 64 KiB are buffered) and
+/// * [`feed`](TransportSender::feed) encodes a line into a [`LineQueue`]
+///   (writing it out once 64 KiB are queued) and
 ///   [`flush`](TransportSender::flush) writes and flushes what is
-///   buffered: a runtime with several packets at hand feeds them all and
-///   flushes once, one `write` for all of them.
+///   queued: a runtime with several packets at hand feeds them all and
+///   flushes once, one `write` for all of them. When the writer supports
+///   vectored writes (pipes, a child's stdin), payloads of 8 KiB or more
+///   are not copied into the queue but written from where they are, with
+///   the lines around them in the same `writev`.
 /// * `close` flushes, shuts the writer down and drops it, which is how the
 ///   peer learns that nothing more will come (for a child process, its
 ///   stdin is closed).
 ///
 /// Memory stays bounded by the codec's maximum line length: the read
-/// buffer never holds more than one unfinished line plus one read chunk.
+/// buffer never holds more than one unfinished line plus one read chunk,
+/// or the longest acceptable line and its ending.
 ///
 /// # Example
 ///
@@ -101,18 +104,17 @@ pub struct StdioTransport<R, W> {
 pub struct StdioSender<W> {
     /// `None` once the sending side is closed.
     writer: Option<W>,
-    codec: LineCodec,
-    /// Bytes encoded but not yet written: empty between calls, unless a
+    /// Lines encoded but not yet written: empty after a flush, unless a
     /// `send` was dropped midway, in which case the rest of its line goes
     /// out first so that framing survives.
-    write_buffer: BytesMut,
+    queue: LineQueue,
 }
 
 /// The reading half of a [`StdioTransport`]: lines decoded into packets.
 pub struct StdioReceiver<R> {
     reader: R,
     codec: LineCodec,
-    read_buffer: BytesMut,
+    read_buffer: ReadBuffer,
     /// Whether the reader has reported end of input.
     reader_done: bool,
 }
@@ -133,7 +135,7 @@ impl<W: fmt::Debug> fmt::Debug for StdioSender<W> {
         formatter
             .debug_struct("StdioSender")
             .field("writer", &self.writer)
-            .field("unsent_bytes", &self.write_buffer.len())
+            .field("unsent_bytes", &self.queue.len())
             .finish()
     }
 }
@@ -165,13 +167,12 @@ impl<R, W> StdioTransport<R, W> {
         Self {
             sender: StdioSender {
                 writer: Some(writer),
-                codec: codec.clone(),
-                write_buffer: BytesMut::new(),
+                queue: LineQueue::new(),
             },
             receiver: StdioReceiver {
                 reader,
                 codec,
-                read_buffer: BytesMut::new(),
+                read_buffer: ReadBuffer::default(),
                 reader_done: false,
             },
         }
@@ -220,11 +221,7 @@ where
 impl<R: AsyncRead + Unpin + Send> StdioReceiver<R> {
     /// The next decoded line from what is already buffered, if any.
     fn decode_buffered(&mut self) -> Option<Inbound> {
-        let outcome = if self.reader_done {
-            self.codec.decode_eof(&mut self.read_buffer)
-        } else {
-            self.codec.decode(&mut self.read_buffer)
-        }?;
+        let outcome = self.read_buffer.decode(&mut self.codec, self.reader_done)?;
         Some(outcome.unwrap_or_else(|refused| {
             tracing::debug!(error = %refused, "refused an inbound line");
             Inbound::from(refused)
@@ -247,20 +244,44 @@ where
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> StdioSender<W> {
-    /// Writes what is buffered, without flushing the writer.
-    async fn write_buffered(&mut self) -> Result<(), Error> {
+    /// Writes what is queued, without flushing the writer.
+    async fn write_queued(&mut self) -> Result<(), Error> {
         let writer = self.writer.as_mut().ok_or(Error::Closed)?;
-        // `write_all_buf` advances the buffer as bytes go out, so if this
-        // future is dropped midway the rest of the line is still there.
-        writer
-            .write_all_buf(&mut self.write_buffer)
+        write_all_queued(writer, &mut self.queue)
             .await
-            .map_err(Error::Write)?;
-        if self.write_buffer.capacity() > WRITE_BUFFER_KEEP {
-            self.write_buffer = BytesMut::new();
-        }
-        Ok(())
+            .map_err(Error::Write)
     }
+}
+
+/// Writes all of `queue`, as many of its chunks per system call as the
+/// writer takes when it supports vectored writes (tokio's `write_all_buf`
+/// does so only from tokio 1.40 on), one chunk at a time otherwise.
+///
+/// The queue advances as bytes go out, so if this future is dropped midway
+/// the rest of the line is still queued.
+async fn write_all_queued<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    queue: &mut LineQueue,
+) -> io::Result<()> {
+    poll_fn(|context| {
+        while queue.has_remaining() {
+            let outcome = if writer.is_write_vectored() {
+                let mut slices = [IoSlice::new(&[]); MAX_WRITE_SLICES];
+                let filled = queue.chunks_vectored(&mut slices);
+                ready!(Pin::new(&mut *writer).poll_write_vectored(context, &slices[..filled]))
+            } else {
+                ready!(Pin::new(&mut *writer).poll_write(context, queue.chunk()))
+            };
+            match outcome {
+                Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Ok(written) => queue.advance(written),
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Poll::Ready(Err(error)),
+            }
+        }
+        Poll::Ready(Ok(()))
+    })
+    .await
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> {
@@ -275,18 +296,23 @@ impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> 
     /// on [`flush`](TransportSender::flush), or as soon as they fill
     /// [`FEED_LIMIT`] bytes, so that feeding never buffers without bound.
     async fn feed(&mut self, packet: Packet, _related: Option<&RequestId>) -> Result<(), Error> {
-        if self.writer.is_none() {
-            return Err(Error::Closed);
+        let writer = self.writer.as_ref().ok_or(Error::Closed)?;
+        // Without vectored writes, a payload queued apart from its
+        // envelope would take three writes (through tokio's blocking pool
+        // for a terminal or a file): a copy costs less there.
+        if writer.is_write_vectored() {
+            self.queue.push(packet);
+        } else {
+            self.queue.push_copied(&packet);
         }
-        self.codec.encode(&packet, &mut self.write_buffer);
-        if self.write_buffer.len() >= FEED_LIMIT {
-            self.write_buffered().await?;
+        if self.queue.len() >= FEED_LIMIT {
+            self.write_queued().await?;
         }
         Ok(())
     }
 
     async fn flush(&mut self) -> Result<(), Error> {
-        self.write_buffered().await?;
+        self.write_queued().await?;
         let writer = self.writer.as_mut().ok_or(Error::Closed)?;
         writer.flush().await.map_err(Error::Write)
     }
@@ -297,8 +323,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> 
         let Some(mut writer) = self.writer.take() else {
             return Ok(());
         };
-        writer
-            .write_all_buf(&mut self.write_buffer)
+        write_all_queued(&mut writer, &mut self.queue)
             .await
             .map_err(Error::Write)?;
         writer.flush().await.map_err(Error::Write)?;
@@ -311,7 +336,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> TransportReceiver for StdioReceiver<
     type Error = Error;
 
     async fn recv(&mut self) -> Option<Result<Inbound, Error>> {
-        // Cancel safety: the only await is `read_buf`, which reads nothing
+        // Cancel safety: the only await is the read, which reads nothing
         // when it is dropped before completing, and what it did read is in
         // `self.read_buffer`; decoding happens without awaiting, in the
         // same poll that returns the packet.
@@ -322,9 +347,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> TransportReceiver for StdioReceiver<
             if self.reader_done {
                 return None;
             }
-            self.read_buffer.reserve(READ_CHUNK);
-            let mut chunk = (&mut self.read_buffer).limit(READ_CHUNK);
-            match self.reader.read_buf(&mut chunk).await {
+            let max_line_length = self.codec.max_line_length();
+            match self
+                .read_buffer
+                .read_from(&mut self.reader, max_line_length)
+                .await
+            {
                 Ok(0) => self.reader_done = true,
                 Ok(_) => {}
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
@@ -342,6 +370,7 @@ mod tests {
     use tokio::time::timeout;
 
     use super::*;
+    use crate::read_buffer::READ_CHUNK;
 
     #[tokio::test]
     async fn the_read_buffer_stays_bounded_while_an_overlong_line_streams_in() {
@@ -371,7 +400,7 @@ mod tests {
                 }
                 assert!(transport.receiver.read_buffer.len() <= bound);
                 // The allocator may round up, but not in step with the input.
-                assert!(transport.receiver.read_buffer.capacity() <= 4 * bound);
+                assert!(transport.receiver.read_buffer.allocated() <= 4 * bound);
             }
         };
         timeout(Duration::from_secs(20), watch).await.unwrap();

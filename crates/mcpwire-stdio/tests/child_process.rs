@@ -11,7 +11,9 @@ use std::future::Future;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
 
-use mcpwire_jsonrpc::{ErrorCode, Inbound, Message, Packet, Request};
+use mcpwire_jsonrpc::{
+    ErrorCode, Inbound, Message, Packet, Request, Transport, TransportReceiver, TransportSender,
+};
 use mcpwire_stdio::{ChildError, ChildTransport, Error, ShutdownOutcome, StderrMode, StdioClient};
 use nix::sys::signal::Signal;
 use serde_json::json;
@@ -62,6 +64,38 @@ async fn a_cat_child_echoes_packets_and_exits_on_eof() {
     );
     assert!(outcome.status().success());
     assert!(within(transport.recv()).await.is_none());
+}
+
+#[tokio::test]
+async fn a_cat_child_echoes_large_packets_fed_together_and_written_vectored() {
+    let (transport, server) = StdioClient::new("cat").spawn().unwrap();
+    let (mut sender, mut receiver) = transport.split();
+    // Four answers of 80-100 KiB with escapes: more than the two pipes
+    // and cat hold at once, so sending and echoing overlap.
+    let packets: Vec<Packet> = (0..4)
+        .map(|id| {
+            let text = "say \"hi\"\n\t".repeat(8 * 1024 + 512 * id);
+            let id = i64::try_from(id).unwrap();
+            Packet::from(Request::new(id, "tools/call", &json!({ "text": text })).unwrap())
+        })
+        .collect();
+    let to_send = packets.clone();
+    let sending = tokio::spawn(async move {
+        for packet in to_send {
+            sender.feed(packet, None).await.unwrap();
+        }
+        TransportSender::flush(&mut sender).await.unwrap();
+        sender
+    });
+    let mut echoed = Vec::new();
+    for _ in 0..packets.len() {
+        echoed.push(within(receiver.recv()).await.unwrap().unwrap());
+    }
+    let mut sender = within(sending).await.unwrap();
+    within(TransportSender::close(&mut sender)).await.unwrap();
+    let expected: Vec<Inbound> = packets.into_iter().map(Inbound::from).collect();
+    assert!(echoed == expected, "the echo differs");
+    assert!(within(server.shutdown()).await.unwrap().status().success());
 }
 
 #[tokio::test]
