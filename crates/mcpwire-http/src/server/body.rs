@@ -13,12 +13,12 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use futures_util::Stream;
 use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{HeaderMap, Response, StatusCode};
 use http_body::{Frame, SizeHint};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use mcpwire_jsonrpc::{ErrorObject, ErrorResponse, Message, RequestId};
 
 /// The body of every response of the server: empty, one JSON document, or
@@ -162,7 +162,10 @@ pub fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Tells reverse proxies not to buffer the stream (2026-07-28).
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    headers.insert(
+        super::names::ACCEL_BUFFERING,
+        HeaderValue::from_static("no"),
+    );
     response
 }
 
@@ -221,13 +224,41 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(ReadError::TooLarge { limit });
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
-            Err(ReadError::TooLarge { limit })
+    let mut body = core::pin::pin!(body);
+    // A body usually arrives as one frame: it is kept as it is, and the
+    // frames are copied into one buffer only when there are several.
+    let mut whole: Option<Bytes> = None;
+    let mut joined: Option<BytesMut> = None;
+    let mut total = 0_usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| ReadError::Unreadable(error.into()))?;
+        // Trailers carry nothing a server reads.
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        let length = data.remaining();
+        total = total.saturating_add(length);
+        if total > limit {
+            return Err(ReadError::TooLarge { limit });
         }
-        Err(error) => Err(ReadError::Unreadable(error)),
+        let chunk = data.copy_to_bytes(length);
+        if let Some(buffer) = joined.as_mut() {
+            buffer.extend_from_slice(&chunk);
+        } else if let Some(first) = whole.take() {
+            let capacity = declared.map_or(0, |length| length as usize);
+            let mut buffer = BytesMut::with_capacity(capacity.max(first.len() + chunk.len()));
+            buffer.extend_from_slice(&first);
+            buffer.extend_from_slice(&chunk);
+            joined = Some(buffer);
+        } else {
+            whole = Some(chunk);
+        }
+        // With a known length the end shows here, sparing one more poll.
+        if body.is_end_stream() {
+            break;
+        }
     }
+    Ok(joined.map(BytesMut::freeze).or(whole).unwrap_or_default())
 }
 
 /// The SSE encoding of what the server writes: events, priming events,
@@ -235,15 +266,28 @@ where
 pub(crate) mod frames {
     use super::{BufMut, Bytes, BytesMut};
 
-    /// An event carrying `data`, with the event id `id` when given. Each
-    /// line of `data` becomes a `data:` line (packets are encoded on one
-    /// line, so there is normally one).
-    pub(crate) fn event(id: Option<&str>, data: &[u8]) -> Bytes {
-        let mut out = BytesMut::with_capacity(data.len() + 32);
-        if let Some(id) = id {
+    /// An event carrying `data`, with the event id of event `seq` of stream
+    /// `stream` when given (`"{stream}-{seq}"`, see `reader::event_id`).
+    /// Each line of `data` becomes a `data:` line (packets are encoded on
+    /// one line, so there is normally one).
+    pub(crate) fn event(id: Option<(u64, u64)>, data: &[u8]) -> Bytes {
+        let mut out = BytesMut::with_capacity(data.len() + 48);
+        if let Some((stream, seq)) = id {
+            // Written in place, without `format!`'s allocation and
+            // formatting machinery: this runs for every event.
             out.put_slice(b"id: ");
-            out.put_slice(id.as_bytes());
+            put_decimal(&mut out, stream);
+            out.put_u8(b'-');
+            put_decimal(&mut out, seq);
             out.put_u8(b'\n');
+        }
+        if memchr::memchr2(b'\n', b'\r', data).is_none() {
+            // One line, found with a vectorised search rather than a byte
+            // loop: answers may be megabytes.
+            out.put_slice(b"data: ");
+            out.put_slice(data);
+            out.put_slice(b"\n\n");
+            return out.freeze();
         }
         for line in data.split(|&b| b == b'\n') {
             out.put_slice(b"data: ");
@@ -252,6 +296,23 @@ pub(crate) mod frames {
         }
         out.put_u8(b'\n');
         out.freeze()
+    }
+
+    /// Appends `number` in decimal.
+    fn put_decimal(out: &mut BytesMut, number: u64) {
+        let mut digits = [0_u8; 20];
+        let mut at = digits.len();
+        let mut rest = number;
+        loop {
+            at -= 1;
+            // A remainder of a division by ten always fits in a byte.
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        out.put_slice(&digits[at..]);
     }
 
     /// The priming event of a resumable stream: an id, the reconnection
@@ -274,15 +335,63 @@ pub(crate) mod frames {
 
 #[cfg(test)]
 mod tests {
-    use super::frames;
+    use super::*;
+
+    /// A body of `chunks`, one frame each, without a declared length.
+    fn chunked(chunks: &[&'static [u8]]) -> impl SendBody {
+        let frames: Vec<Result<Frame<Bytes>, Infallible>> = chunks
+            .iter()
+            .map(|chunk| Ok(Frame::data(Bytes::from_static(chunk))))
+            .collect();
+        http_body_util::StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    #[tokio::test]
+    async fn bodies_in_several_frames_are_joined_and_single_frames_kept() {
+        let headers = HeaderMap::new();
+        let read = read_limited(&headers, chunked(&[b"{\"a\":", b"1", b"}"]), 64).await;
+        assert_eq!(&read.unwrap()[..], b"{\"a\":1}");
+        let read = read_limited(&headers, chunked(&[b"{}"]), 64).await;
+        assert_eq!(&read.unwrap()[..], b"{}");
+        let read = read_limited(&headers, chunked(&[]), 64).await;
+        assert!(read.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn bodies_past_the_limit_are_refused_declared_or_not() {
+        let headers = HeaderMap::new();
+        let read = read_limited(&headers, chunked(&[b"12345", b"67890"]), 9).await;
+        assert!(matches!(read, Err(ReadError::TooLarge { limit: 9 })));
+        let read = read_limited(&headers, chunked(&[b"12345", b"6789"]), 9).await;
+        assert_eq!(&read.unwrap()[..], b"123456789");
+        let mut declared = HeaderMap::new();
+        declared.insert(CONTENT_LENGTH, HeaderValue::from_static("10"));
+        let read = read_limited(&declared, chunked(&[b"1"]), 9).await;
+        assert!(matches!(read, Err(ReadError::TooLarge { limit: 9 })));
+    }
 
     #[test]
     fn frames_follow_the_sse_line_format() {
         assert_eq!(
-            &frames::event(Some("3-1"), b"{}")[..],
+            &frames::event(Some((3, 1)), b"{}")[..],
             b"id: 3-1\ndata: {}\n\n"
         );
+        for (stream, seq) in [(0, 0), (10, 9), (u64::MAX, 1_000_000)] {
+            let expected = format!(
+                "id: {}\ndata: x\n\n",
+                super::super::reader::event_id(stream, seq)
+            );
+            assert_eq!(
+                &frames::event(Some((stream, seq)), b"x")[..],
+                expected.as_bytes()
+            );
+        }
         assert_eq!(&frames::event(None, b"a\nb")[..], b"data: a\ndata: b\n\n");
+        assert_eq!(
+            &frames::event(None, b"a\r\nb\r")[..],
+            b"data: a\ndata: b\n\n"
+        );
+        assert_eq!(&frames::event(None, b"")[..], b"data: \n\n");
         assert_eq!(
             &frames::priming("3-0", 500)[..],
             b"id: 3-0\nretry: 500\ndata:\n\n"

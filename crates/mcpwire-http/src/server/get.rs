@@ -8,17 +8,17 @@ use http::StatusCode;
 use http::request::Parts;
 
 use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, sse};
+use super::names::{LAST_EVENT_ID, SESSION_ID};
 use super::post::{check_version_header, store_failed};
 use super::reader::{SseState, StreamGuard, has_polling, parse_event_id};
 use super::security::accepts;
 use super::service::Shared;
 use super::store::{SessionId, StreamEvent, StreamKey};
-use crate::headers::{LAST_EVENT_ID, MCP_SESSION_ID};
 
 /// The session a GET or DELETE names: 400 without the header (HTTP-38),
 /// 404 for an id this server could never have issued.
 fn session_of(parts: &Parts) -> Result<SessionId, Box<HttpResponse>> {
-    let raw = parts.headers.get(MCP_SESSION_ID).ok_or_else(|| {
+    let raw = parts.headers.get(&SESSION_ID).ok_or_else(|| {
         Box::new(invalid_request(
             StatusCode::BAD_REQUEST,
             "Bad Request: the Mcp-Session-Id header is required",
@@ -60,7 +60,7 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
         .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
     let resume = parts
         .headers
-        .get(LAST_EVENT_ID)
+        .get(&LAST_EVENT_ID)
         .and_then(|value| value.to_str().ok())
         .and_then(parse_event_id);
     if resume.is_none() && !config.standalone_stream {

@@ -13,6 +13,7 @@ use mcpwire_types::ProtocolVersion;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::pipe::{PipeSender, pipe};
 use super::store::{
     Envelope, EventStore, Inbox, MessageBus, Replay, SessionId, SessionRecord, SessionStore,
     StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription,
@@ -27,22 +28,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A tokio receiver as a `Stream` (cancel safe: a value is taken only in
-/// the poll that returns it).
-pub(crate) struct ReceiverStream<T>(pub(crate) mpsc::Receiver<T>);
-
-impl<T> Stream for ReceiverStream<T> {
-    type Item = T;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.0.poll_recv(cx)
-    }
-}
-
 /// A tokio receiver of boxed values as a `Stream` of the values. The bus
 /// boxes what it queues because tokio allocates a block of 32 slots with
-/// every channel, used or not: 32 pointers rather than 32 envelopes or
-/// events makes that 2 KB less for every session and every open stream.
+/// every channel, used or not: 32 pointers rather than 32 envelopes makes
+/// that 2 KB less for every session. (Streams use a `pipe`, which holds
+/// nothing until an event is queued.)
 struct BoxedReceiverStream<T>(mpsc::Receiver<Box<T>>);
 
 impl<T> Stream for BoxedReceiverStream<T> {
@@ -168,7 +158,7 @@ struct Logs {
 
 #[derive(Debug, Default)]
 struct SessionLog {
-    streams: HashMap<u64, StreamLog>,
+    streams: HashMap<u64, StreamLog, FastHash>,
     total: usize,
     /// Orders events across the session's streams, for session-wide eviction.
     next_order: u64,
@@ -355,10 +345,19 @@ pub struct MemoryBus {
     slots: Mutex<HashMap<SessionId, Slot, FastHash>>,
 }
 
-#[derive(Debug)]
 struct Slot {
     inbox: mpsc::Sender<Box<Envelope>>,
-    streams: HashMap<u64, mpsc::Sender<Box<StreamEvent>>>,
+    /// The connection attached to each stream. A pipe rather than a tokio
+    /// channel: one is made for every POST (see `pipe`).
+    streams: HashMap<u64, PipeSender<StreamEvent>, FastHash>,
+}
+
+impl std::fmt::Debug for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slot")
+            .field("streams", &self.streams.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl MemoryBus {
@@ -386,7 +385,7 @@ impl MessageBus for MemoryBus {
         let (sender, receiver) = mpsc::channel(capacity.max(1));
         let slot = Slot {
             inbox: sender,
-            streams: HashMap::new(),
+            streams: HashMap::default(),
         };
         lock(&self.slots).insert(session.clone(), slot);
         let inbox: Inbox = Box::pin(BoxedReceiverStream(receiver));
@@ -409,11 +408,11 @@ impl MessageBus for MemoryBus {
         let mut slots = lock(&self.slots);
         let subscription: Subscription = match slots.get_mut(&key.session) {
             Some(slot) => {
-                let (sender, receiver) = mpsc::channel(capacity.max(1));
+                let (sender, receiver) = pipe(capacity);
                 // Replacing the sender drops the old one: the earlier
                 // connection sees its stream end.
                 slot.streams.insert(key.stream, sender);
-                Box::pin(BoxedReceiverStream(receiver))
+                Box::pin(receiver)
             }
             None => Box::pin(futures_util::stream::empty()),
         };
@@ -421,35 +420,42 @@ impl MessageBus for MemoryBus {
     }
 
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
-        let sender = lock(&self.slots)
-            .get(&key.session)
-            .and_then(|slot| slot.streams.get(&key.stream))
-            .cloned();
+        let fin = matches!(
+            event,
+            StreamEvent::Message { last: true, .. } | StreamEvent::End
+        );
+        let sender = {
+            let mut slots = lock(&self.slots);
+            let streams = slots.get_mut(&key.session).map(|slot| &mut slot.streams);
+            if fin {
+                // The stream ends with this event: its connection is taken
+                // out of the table now rather than looked up again once the
+                // event is delivered, and nothing can follow it there.
+                streams.and_then(|streams| streams.remove(&key.stream))
+            } else {
+                streams.and_then(|streams| streams.get(&key.stream).cloned())
+            }
+        };
         let key = key.clone();
         Box::pin(async move {
             let Some(sender) = sender else {
                 return Ok(false);
             };
-            let fin = matches!(
-                event,
-                StreamEvent::Message { last: true, .. } | StreamEvent::End
-            );
-            let delivered = sender.send(Box::new(event)).await.is_ok();
-            if delivered && !fin {
+            if sender.send(event).await.is_ok() {
                 return Ok(true);
             }
-            // The connection is gone, or the stream has ended: forget the
-            // connection unless it was replaced meanwhile.
+            // The connection is gone: forget it unless it was replaced
+            // meanwhile.
             let mut slots = lock(&self.slots);
             if let Some(slot) = slots.get_mut(&key.session)
                 && slot
                     .streams
                     .get(&key.stream)
-                    .is_some_and(|current| current.same_channel(&sender))
+                    .is_some_and(|current| current.same_pipe(&sender))
             {
                 slot.streams.remove(&key.stream);
             }
-            Ok(delivered)
+            Ok(false)
         })
     }
 

@@ -14,17 +14,17 @@ use super::body::{
     HttpResponse, ReadError, SendBody, empty, invalid_request, read_limited, rpc_error, unavailable,
 };
 use super::config::ResponseMode;
+use super::names::{PROTOCOL_VERSION, SESSION_ID};
 use super::reader::{Outgoing, StreamGuard, respond};
-use super::security::{accepts, is_json_content};
+use super::security::{accepts_json_and_sse, is_json_content};
 use super::service::Shared;
 use super::stateless;
 use super::store::{Envelope, PostExtensions, SessionId, StoreError, StreamKey};
 use super::transport::SessionTransport;
 use super::writer::session_halves;
-use crate::headers::{MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 
 /// Answers a POST to the MCP endpoint.
-pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: &Parts, body: B) -> HttpResponse
+pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: Parts, body: B) -> HttpResponse
 where
     B: SendBody,
 {
@@ -35,15 +35,14 @@ where
 
 async fn try_handle<B>(
     shared: &Arc<Shared>,
-    parts: &Parts,
+    mut parts: Parts,
     body: B,
 ) -> Result<HttpResponse, HttpResponse>
 where
     B: SendBody,
 {
     // HTTP-07: the client must accept both forms of answer.
-    if !accepts(&parts.headers, "application/json") || !accepts(&parts.headers, "text/event-stream")
-    {
+    if !accepts_json_and_sse(&parts.headers) {
         return Err(invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: the Accept header must list application/json and text/event-stream",
@@ -64,14 +63,16 @@ where
     if shared.config.stateless_only {
         return Ok(stateless::handle(shared, parts, inbound).await);
     }
-    if let Some(raw) = parts.headers.get(MCP_SESSION_ID) {
+    // The extensions go to the runtime with the messages (moved, not
+    // copied: nothing below reads them).
+    let extensions = core::mem::take(&mut parts.extensions);
+    if let Some(raw) = parts.headers.get(&SESSION_ID) {
         let id = raw
             .to_str()
             .ok()
             .and_then(SessionId::parse)
             .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
         check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
-        let extensions = parts.extensions.clone();
         return session_post(shared, id, payload, inbound, None, extensions).await;
     }
     let single = match &inbound {
@@ -81,18 +82,19 @@ where
     let meta_version = single.is_some_and(has_meta_version);
     let header = parts
         .headers
-        .get(MCP_PROTOCOL_VERSION)
+        .get(&PROTOCOL_VERSION)
         .map(|value| value.to_str().unwrap_or_default().trim().to_owned());
     let header_version = header.as_deref().map(ProtocolVersion::parse);
     // Per request, not per process: a `_meta` revision or a stateless
     // header means the 2026-07-28 wire; anything else is the handshake era.
     if meta_version || matches!(header_version, Some(Ok(v)) if v.is_stateless()) {
+        parts.extensions = extensions;
         return Ok(stateless::handle(shared, parts, inbound).await);
     }
     check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
     match single {
         Some(Message::Request(request)) if request.method == "initialize" => {
-            create_session(shared, payload, inbound, parts.extensions.clone()).await
+            create_session(shared, payload, inbound, extensions).await
         }
         // HTTP-38: everything but initialize needs the session id.
         _ => Err(invalid_request(
@@ -123,7 +125,7 @@ pub(crate) fn check_version_header(
     shared: &Shared,
     headers: &HeaderMap,
 ) -> Result<(), Box<HttpResponse>> {
-    let Some(value) = headers.get(MCP_PROTOCOL_VERSION) else {
+    let Some(value) = headers.get(&PROTOCOL_VERSION) else {
         return Ok(());
     };
     let text = value.to_str().unwrap_or_default().trim();
@@ -256,7 +258,7 @@ async fn session_post(
     };
     if !expects_answer {
         // HTTP-09: notifications and responses are accepted with 202.
-        let mut envelope = Envelope::new(payload, None, false);
+        let mut envelope = Envelope::classified(payload, inbound, None, false);
         envelope.extensions = extensions;
         let delivered = config
             .bus
@@ -296,7 +298,7 @@ async fn session_post(
         .subscribe(&key, config.stream_buffer)
         .await
         .map_err(|e| store_failed(&e))?;
-    let mut envelope = Envelope::new(payload, Some(stream), answers_only);
+    let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
     envelope.extensions = extensions;
     if !config
         .bus
@@ -313,7 +315,7 @@ async fn session_post(
         batch,
         key: (!answers_only).then_some(key),
         version: record.version,
-        stateless: false,
+        stateless: None,
         initialize: created,
     };
     Ok(respond(shared, outgoing).await)

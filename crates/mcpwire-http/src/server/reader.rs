@@ -5,24 +5,24 @@
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::StreamExt;
 use http::StatusCode;
 use http::header::HeaderValue;
-use mcpwire_jsonrpc::{ErrorCode, Message};
+use mcpwire_jsonrpc::{ErrorCode, Message, Packet};
 use mcpwire_types::{McpErrorCode, ProtocolVersion};
 use tokio::sync::watch;
 use tokio::time::{Instant, Interval, MissedTickBehavior, Sleep};
 
 use super::body::{HttpResponse, frames, json, sse};
 use super::config::ResponseMode;
+use super::names::SESSION_ID;
 use super::service::Shared;
 use super::store::{SessionId, StreamEvent, StreamKey, Subscription};
 use super::transport::CancelSignal;
-use crate::headers::MCP_SESSION_ID;
 
 /// Counts an open stream while it lives and does what its end requires:
 /// frees its slot, records how far the standalone stream was delivered,
@@ -109,8 +109,9 @@ pub(crate) struct Outgoing {
     /// The negotiated revision, when known (priming and polling need
     /// 2025-11-25 or later).
     pub(crate) version: Option<ProtocolVersion>,
-    /// Stateless: JSON-RPC errors choose the HTTP status.
-    pub(crate) stateless: bool,
+    /// Stateless: JSON-RPC errors choose the HTTP status, which the
+    /// request's outbox records here as it sends the answer.
+    pub(crate) stateless: Option<Arc<AnswerStatus>>,
     /// The POST carries `initialize`: its answer names the revision, and
     /// the session id is returned unless it failed.
     pub(crate) initialize: Option<SessionId>,
@@ -130,7 +131,8 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
     }
     // Decide between JSON and SSE from the first event, unless SSE is
     // certain and the first event cannot change the response head.
-    let wait_first = out.mode == ResponseMode::Auto || out.stateless || out.initialize.is_some();
+    let wait_first =
+        out.mode == ResponseMode::Auto || out.stateless.is_some() || out.initialize.is_some();
     let mut first = None;
     if wait_first {
         let deadline = match out.mode {
@@ -139,29 +141,28 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         };
         match next_decisive(&mut out, deadline).await {
             First::Event(event) => first = Some(event),
-            First::Closed => return gone(out.stateless),
+            First::Closed => return gone(out.stateless.is_some()),
             First::TimedOut => {}
         }
     }
-    if let Some(StreamEvent::Message {
-        data, last: true, ..
-    }) = &first
-    {
-        let status = if out.stateless {
-            stateless_status(data)
-        } else {
-            StatusCode::OK
-        };
-        if out.mode == ResponseMode::Auto || status != StatusCode::OK {
-            out.guard.finished = true;
-            forget_stream(shared, &out.key);
-            let failed = is_error(data);
-            let mut response = json(status, data.clone());
-            if !failed {
-                add_session_header(&mut response, out.initialize.as_ref());
-            }
-            return response;
+    // A final answer as the first event is sent as plain JSON in `Auto`
+    // mode, and so is a stateless error that chooses the HTTP status.
+    let plain_json = match &first {
+        Some(StreamEvent::Message { last: true, .. }) => {
+            let status = out.stateless.as_ref().map_or(StatusCode::OK, |s| s.get());
+            (out.mode == ResponseMode::Auto || status != StatusCode::OK).then_some(status)
         }
+        _ => None,
+    };
+    if let Some(status) = plain_json
+        && let Some(StreamEvent::Message { data, .. }) = first
+    {
+        out.guard.finished = true;
+        forget_stream(shared, &out.key);
+        let session = session_of_answer(out.initialize.as_ref(), &data).cloned();
+        let mut response = json(status, data);
+        add_session_header(&mut response, session.as_ref());
+        return response;
     }
     let version = match (&first, out.initialize.is_some()) {
         (Some(StreamEvent::Message { data, .. }), true) => initialize_version(data),
@@ -175,9 +176,12 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
             config.retry_millis(),
         ));
     }
-    let failed_initialize =
-        matches!(&first, Some(StreamEvent::Message { data, .. }) if is_error(data));
-    let session = out.initialize.take().filter(|_| !failed_initialize);
+    let session = match &first {
+        Some(StreamEvent::Message { data, .. }) => {
+            session_of_answer(out.initialize.as_ref(), data).cloned()
+        }
+        _ => out.initialize.clone(),
+    };
     let mut state = SseState::new(
         shared,
         out.subscription,
@@ -225,49 +229,50 @@ async fn next_decisive(out: &mut Outgoing, deadline: Option<Duration>) -> First 
 
 /// JSON mode: gathers the answers until the stream ends.
 async fn collect_json(mut out: Outgoing) -> HttpResponse {
-    let mut answers = Vec::new();
+    // Most POSTs hold one request: its answer needs no vector.
+    let mut first = None;
+    let mut more = Vec::new();
     loop {
         match out.subscription.next().await {
             Some(StreamEvent::Message { data, last, .. }) => {
-                answers.push(data);
+                if first.is_none() {
+                    first = Some(data);
+                } else {
+                    more.push(data);
+                }
                 if last {
                     break;
                 }
             }
             Some(StreamEvent::End) => break,
             Some(_) => {}
-            None if answers.is_empty() => return gone(out.stateless),
+            None if first.is_none() => return gone(out.stateless.is_some()),
             None => break,
         }
     }
     out.guard.finished = true;
-    if answers.is_empty() {
+    let Some(first) = first else {
         // Every request was cancelled: there is nothing to answer, and the
         // reply must still be JSON or SSE (HTTP-11): an empty event stream.
         return sse(futures_util::stream::empty());
-    }
-    let body = merge(answers, out.batch);
-    let status = if out.stateless {
-        stateless_status(&body)
-    } else {
-        StatusCode::OK
     };
-    let mut response = json(status, body.clone());
-    if !is_error(&body) {
-        add_session_header(&mut response, out.initialize.as_ref());
-    }
+    let body = merge(first, more, out.batch);
+    let status = out.stateless.as_ref().map_or(StatusCode::OK, |s| s.get());
+    let session = session_of_answer(out.initialize.as_ref(), &body).cloned();
+    let mut response = json(status, body);
+    add_session_header(&mut response, session.as_ref());
     response
 }
 
-/// One JSON body from the answers: the answer itself, or one array of all
-/// answers to a batch.
-fn merge(mut answers: Vec<Bytes>, batch: bool) -> Bytes {
-    if !batch || answers.len() == 1 {
-        return answers.pop().unwrap_or_default();
+/// One JSON body from the answers (`first`, then `more`): the last answer
+/// itself, or one array of all answers to a batch.
+fn merge(first: Bytes, mut more: Vec<Bytes>, batch: bool) -> Bytes {
+    if !batch || more.is_empty() {
+        return more.pop().unwrap_or(first);
     }
     let mut out = BytesMut::new();
     out.put_u8(b'[');
-    for (index, answer) in answers.iter().enumerate() {
+    for (index, answer) in core::iter::once(&first).chain(&more).enumerate() {
         if index > 0 {
             out.put_u8(b',');
         }
@@ -281,14 +286,34 @@ fn merge(mut answers: Vec<Bytes>, batch: bool) -> Bytes {
     out.freeze()
 }
 
-/// The HTTP status of a stateless answer (2026-07-28): 404 for an unknown
-/// method, 400 for a malformed request, bad headers, a missing client
-/// capability or an unsupported revision, 200 otherwise.
-fn stateless_status(data: &[u8]) -> StatusCode {
-    let Ok(Message::Error(error)) = Message::from_slice(data) else {
-        return StatusCode::OK;
-    };
-    let code = error.error.code;
+/// The HTTP status of a stateless answer (2026-07-28), recorded by the
+/// request's outbox, which holds the answer as a message: the HTTP side
+/// then never parses an answer again to find out.
+#[derive(Debug, Default)]
+pub(crate) struct AnswerStatus(AtomicU16);
+
+impl AnswerStatus {
+    /// Records the status `answer` chooses (a packet of one error; any
+    /// other answer is 200).
+    pub(crate) fn record(&self, answer: &Packet) {
+        if let Packet::Single(Message::Error(error)) = answer {
+            self.0.store(
+                status_of_error(error.error.code).as_u16(),
+                Ordering::Release,
+            );
+        }
+    }
+
+    /// The recorded status; 200 when none was.
+    fn get(&self) -> StatusCode {
+        StatusCode::from_u16(self.0.load(Ordering::Acquire)).unwrap_or(StatusCode::OK)
+    }
+}
+
+/// The HTTP status of a stateless error answer: 404 for an unknown method,
+/// 400 for a malformed request, bad headers, a missing client capability
+/// or an unsupported revision, 200 otherwise.
+fn status_of_error(code: ErrorCode) -> StatusCode {
     let bad_request = [
         ErrorCode::PARSE_ERROR,
         ErrorCode::INVALID_REQUEST,
@@ -304,6 +329,13 @@ fn stateless_status(data: &[u8]) -> StatusCode {
     } else {
         StatusCode::OK
     }
+}
+
+/// The session id to return with the answer `data`: the new session's,
+/// unless its `initialize` failed. Only an `initialize` answer is looked
+/// at, so no other answer is searched (answers may be megabytes).
+fn session_of_answer<'a>(initialize: Option<&'a SessionId>, data: &[u8]) -> Option<&'a SessionId> {
+    initialize.filter(|_| !is_error(data))
 }
 
 fn is_error(data: &[u8]) -> bool {
@@ -331,7 +363,7 @@ fn add_session_header(response: &mut HttpResponse, session: Option<&SessionId>) 
     if let Some(id) = session
         && let Ok(value) = HeaderValue::from_str(id.as_str())
     {
-        response.headers_mut().insert(MCP_SESSION_ID, value);
+        response.headers_mut().insert(SESSION_ID, value);
     }
 }
 
@@ -444,8 +476,8 @@ impl SseState {
                 }
                 self.last_seq = seq;
                 self.guard.delivered = seq;
-                let id = self.key.as_ref().map(|key| event_id(key.stream, seq));
-                self.queue.push_back(frames::event(id.as_deref(), &data));
+                let id = self.key.as_ref().map(|key| (key.stream, seq));
+                self.queue.push_back(frames::event(id, &data));
                 if last {
                     self.finish();
                 }
@@ -540,6 +572,8 @@ impl SseState {
 
 #[cfg(test)]
 mod tests {
+    use mcpwire_jsonrpc::{ErrorObject, ErrorResponse, RequestId, Response};
+
     use super::*;
 
     #[test]
@@ -554,36 +588,43 @@ mod tests {
     #[test]
     fn batch_answers_merge_into_one_array() {
         let merged = merge(
-            vec![
-                Bytes::from_static(b"{\"a\":1}"),
-                Bytes::from_static(b"[{\"b\":2}]"),
-            ],
+            Bytes::from_static(b"{\"a\":1}"),
+            vec![Bytes::from_static(b"[{\"b\":2}]")],
             true,
         );
         assert_eq!(&merged[..], b"[{\"a\":1},{\"b\":2}]");
-        assert_eq!(&merge(vec![Bytes::from_static(b"{}")], false)[..], b"{}");
+        assert_eq!(
+            &merge(Bytes::from_static(b"{}"), Vec::new(), false)[..],
+            b"{}"
+        );
+        let single_batch = merge(Bytes::from_static(b"[{}]"), Vec::new(), true);
+        assert_eq!(&single_batch[..], b"[{}]");
     }
 
     #[test]
     fn stateless_errors_choose_the_http_status() {
-        let error = |code: i64| {
-            format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#)
+        let status = |packet: Packet| {
+            let recorded = AnswerStatus::default();
+            recorded.record(&packet);
+            recorded.get()
         };
-        assert_eq!(
-            stateless_status(error(-32601).as_bytes()),
-            StatusCode::NOT_FOUND
-        );
-        for code in [-32602, -32020, -32021, -32022] {
-            assert_eq!(
-                stateless_status(error(code).as_bytes()),
-                StatusCode::BAD_REQUEST
-            );
+        let error = |code: i64| {
+            let error = ErrorObject::new(ErrorCode(code), "m");
+            Packet::from(ErrorResponse::new(Some(RequestId::from(1)), error))
+        };
+        assert_eq!(status(error(-32601)), StatusCode::NOT_FOUND);
+        for code in [-32600, -32602, -32020, -32021, -32022] {
+            assert_eq!(status(error(code)), StatusCode::BAD_REQUEST, "{code}");
         }
-        assert_eq!(stateless_status(error(-32603).as_bytes()), StatusCode::OK);
-        assert_eq!(
-            stateless_status(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
-            StatusCode::OK
-        );
+        assert_eq!(status(error(-32603)), StatusCode::OK);
+        let result = Response::new(1, &serde_json::json!({})).unwrap();
+        assert_eq!(status(Packet::from(result)), StatusCode::OK);
+        // An error inside a batch does not choose the status of the batch.
+        let batch = Packet::Batch(vec![Message::from(ErrorResponse::new(
+            None,
+            ErrorObject::invalid_request("m"),
+        ))]);
+        assert_eq!(status(batch), StatusCode::OK);
     }
 
     #[test]

@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, RequestId};
-use tokio::sync::mpsc;
 
 use super::params::observe_tools_list;
+use super::pipe::PipeSender;
+use super::reader::AnswerStatus;
 use super::service::Shared;
 use super::store::StreamEvent;
 use super::transport::{CancelSignal, LiveTransport, TransportError};
@@ -20,9 +21,10 @@ pub(crate) fn request_halves(
     shared: &Arc<Shared>,
     message: Message,
     cancel: Arc<CancelSignal>,
-    outbound: mpsc::Sender<StreamEvent>,
+    outbound: PipeSender<StreamEvent>,
     answers_only: bool,
     extensions: http::Extensions,
+    answer_status: Arc<AnswerStatus>,
 ) -> (RequestOutbox, RequestInbox) {
     let request = match &message {
         Message::Request(request) => Some((request.id.clone(), request.method.clone())),
@@ -38,6 +40,7 @@ pub(crate) fn request_halves(
         outbound: Some(outbound),
         answers_only,
         next_seq: 1,
+        answer_status,
     };
     let inbox = RequestInbox {
         message: Some(Inbound::Single(message)),
@@ -68,9 +71,11 @@ pub(crate) struct RequestOutbox {
     /// The request's id and method; `None` for a notification.
     request: Option<(RequestId, String)>,
     answered: Arc<CancelSignal>,
-    outbound: Option<mpsc::Sender<StreamEvent>>,
+    outbound: Option<PipeSender<StreamEvent>>,
     answers_only: bool,
     next_seq: u64,
+    /// Where the answer's HTTP status is recorded for the HTTP side.
+    answer_status: Arc<AnswerStatus>,
 }
 
 impl RequestInbox {
@@ -143,6 +148,10 @@ impl RequestOutbox {
         {
             observe_tools_list(&*self.live.shared().config.param_headers, &result);
         }
+        if last {
+            // Recorded before the answer is queued, so the HTTP side sees it.
+            self.answer_status.record(&packet);
+        }
         let event = StreamEvent::Message {
             seq: self.next_seq,
             data: Bytes::from(packet.to_vec()),
@@ -150,7 +159,15 @@ impl RequestOutbox {
         };
         self.next_seq += 1;
         let timeout = self.live.shared().config.send_timeout;
-        let sent = tokio::time::timeout(timeout, outbound.send(event)).await;
+        let sent = {
+            let mut send = core::pin::pin!(outbound.send(event));
+            // An event usually finds room at once: the send timeout's timer
+            // is set only for one that has to wait.
+            match futures_util::FutureExt::now_or_never(send.as_mut()) {
+                Some(sent) => Ok(sent),
+                None => tokio::time::timeout(timeout, send).await,
+            }
+        };
         if last {
             self.close();
         }

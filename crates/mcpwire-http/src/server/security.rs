@@ -77,17 +77,14 @@ pub fn check_host_and_origin(
         .headers
         .get(HOST)
         .and_then(|value| value.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()));
+        .or_else(|| parts.uri.authority().map(http::uri::Authority::as_str));
     let host_ok = match hosts {
         HostPolicy::Any => true,
         HostPolicy::Auto if !loopback => true,
-        HostPolicy::Auto | HostPolicy::Loopback => authority
-            .as_deref()
-            .is_some_and(|a| is_loopback_name(split_host(a))),
-        HostPolicy::List(allowed) => authority
-            .as_deref()
-            .is_some_and(|a| host_listed(allowed, a)),
+        HostPolicy::Auto | HostPolicy::Loopback => {
+            authority.is_some_and(|a| is_loopback_name(split_host(a)))
+        }
+        HostPolicy::List(allowed) => authority.is_some_and(|a| host_listed(allowed, a)),
     };
     if !host_ok {
         return Err(Rejection::Host);
@@ -102,9 +99,9 @@ pub fn check_host_and_origin(
         OriginPolicy::Auto => match origin_authority(origin) {
             None => false,
             Some(origin_authority) if loopback => is_loopback_name(split_host(origin_authority)),
-            Some(origin_authority) => authority
-                .as_deref()
-                .is_some_and(|a| a.eq_ignore_ascii_case(origin_authority)),
+            Some(origin_authority) => {
+                authority.is_some_and(|a| a.eq_ignore_ascii_case(origin_authority))
+            }
         },
     };
     if origin_ok {
@@ -157,39 +154,103 @@ fn origin_authority(origin: &str) -> Option<&str> {
 /// Whether the `Accept` headers admit `media` (`type/subtype`), directly or
 /// through a wildcard, with a non-zero quality.
 pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    headers
-        .get_all(ACCEPT)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|item| {
-            let mut parts = item.split(';');
-            let range = parts.next().unwrap_or_default().trim();
-            let refused = parts.any(|param| {
-                let param = param.trim();
-                param
-                    .strip_prefix("q=")
-                    .or_else(|| param.strip_prefix("Q="))
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            let matches = range.eq_ignore_ascii_case(media)
-                || range == "*/*"
-                || range
-                    .strip_suffix("/*")
-                    .is_some_and(|t| t.eq_ignore_ascii_case(kind));
-            matches && !refused
-        })
+    accepts_all(headers, &[media])
+}
+
+/// Whether the `Accept` headers admit both JSON and SSE answers, as a POST
+/// to the MCP endpoint must (HTTP-07).
+pub(crate) fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    // The value clients send, compared before any parsing: it is in
+    // nearly every request. Anything else is parsed.
+    const COMMON: &[u8] = b"application/json, text/event-stream";
+    let mut values = headers.get_all(ACCEPT).iter();
+    if let (Some(only), None) = (values.next(), values.next())
+        && only.as_bytes() == COMMON
+    {
+        return true;
+    }
+    accepts_all(headers, &["application/json", "text/event-stream"])
+}
+
+/// Whether the `Accept` headers admit every one of `media` (each as
+/// [`accepts`] says), reading the headers once whatever their number.
+///
+/// The items are split on bytes rather than with `str` patterns: this runs
+/// on every POST, and the header is short, so the setup of a vectorised
+/// search for each separator would cost more than the search.
+pub(crate) fn accepts_all(headers: &HeaderMap, media: &[&str]) -> bool {
+    // One bit per wanted type; more than 32 are never asked for.
+    let wanted = media.iter().take(32).fold(0_u32, |bits, _| bits << 1 | 1);
+    let mut admitted = 0_u32;
+    for value in headers.get_all(ACCEPT) {
+        // Values with bytes outside visible ASCII are ignored whole.
+        let Ok(value) = value.to_str() else {
+            continue;
+        };
+        for item in value.as_bytes().split(|&byte| byte == b',') {
+            let (range, params) = match item.iter().position(|&byte| byte == b';') {
+                Some(at) => (&item[..at], &item[at + 1..]),
+                None => (item, &[][..]),
+            };
+            let range = range.trim_ascii();
+            let matched = media
+                .iter()
+                .take(32)
+                .enumerate()
+                .filter(|(_, media)| admits(range, media.as_bytes()))
+                .fold(0_u32, |bits, (index, _)| bits | 1 << index);
+            // The quality is read only for a range that matters.
+            if matched != 0 && !zero_quality(params) {
+                admitted |= matched;
+                if admitted == wanted {
+                    return true;
+                }
+            }
+        }
+    }
+    admitted == wanted
+}
+
+/// Whether the media range `range` (no parameters) covers `media`.
+fn admits(range: &[u8], media: &[u8]) -> bool {
+    if range.eq_ignore_ascii_case(media) || range == b"*/*" {
+        return true;
+    }
+    let Some(range_kind) = range.strip_suffix(b"/*") else {
+        return false;
+    };
+    let kind = media.split(|&byte| byte == b'/').next().unwrap_or(media);
+    range_kind.eq_ignore_ascii_case(kind)
+}
+
+/// Whether the parameters of an `Accept` item (after its first `;`) give
+/// it a quality of zero, which refuses the range.
+fn zero_quality(params: &[u8]) -> bool {
+    params.split(|&byte| byte == b';').any(|param| {
+        let param = param.trim_ascii();
+        param
+            .strip_prefix(b"q=")
+            .or_else(|| param.strip_prefix(b"Q="))
+            .and_then(|q| core::str::from_utf8(q.trim_ascii()).ok())
+            .and_then(|q| q.parse::<f32>().ok())
+            .is_some_and(|q| q <= 0.0)
+    })
 }
 
 /// Whether `Content-Type` is `application/json` (parameters allowed).
 pub fn is_json_content(headers: &HeaderMap) -> bool {
-    headers
+    let Some(value) = headers
         .get(CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    else {
+        return false;
+    };
+    let value = value.as_bytes();
+    let media = value
+        .iter()
+        .position(|&byte| byte == b';')
+        .map_or(value, |at| &value[..at]);
+    media.trim_ascii().eq_ignore_ascii_case(b"application/json")
 }
 
 #[cfg(test)]
@@ -360,6 +421,29 @@ mod tests {
         ));
         assert!(!accepts(&headers("application/json"), "text/event-stream"));
         assert!(!accepts(&HeaderMap::new(), "application/json"));
+        let mcp = ["application/json", "text/event-stream"];
+        assert!(accepts_all(&both, &mcp));
+        assert!(accepts_all(&headers("*/*"), &mcp));
+        assert!(accepts_all(
+            &headers("text/event-stream;q=0, application/*, text/*"),
+            &mcp
+        ));
+        assert!(!accepts_all(
+            &headers("text/event-stream, application/json;q=0"),
+            &mcp
+        ));
+        assert!(!accepts_all(&headers("application/json"), &mcp));
+        assert!(!accepts_all(&HeaderMap::new(), &mcp));
+        assert!(accepts_json_and_sse(&both));
+        assert!(accepts_json_and_sse(&headers(
+            "text/event-stream, application/*"
+        )));
+        assert!(!accepts_json_and_sse(&headers("application/json")));
+        assert!(!accepts_json_and_sse(&HeaderMap::new()));
+        let mut split = HeaderMap::new();
+        split.append(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        split.append(ACCEPT, HeaderValue::from_static("application/json"));
+        assert!(accepts_all(&split, &mcp));
         let mut json = HeaderMap::new();
         json.insert(
             CONTENT_TYPE,

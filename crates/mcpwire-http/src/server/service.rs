@@ -260,7 +260,7 @@ impl StreamableHttp {
             return rejection.to_response();
         }
         match parts.method {
-            Method::POST => post::handle(&self.shared, &parts, body).await,
+            Method::POST => post::handle(&self.shared, parts, body).await,
             Method::GET => get::handle_get(&self.shared, &parts).await,
             Method::DELETE => get::handle_delete(&self.shared, &parts).await,
             _ => method_not_allowed("GET, POST, DELETE"),

@@ -9,19 +9,18 @@ use http::request::Parts;
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
 use mcpwire_types::{header_mismatch_error, meta_keys};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use super::body::{HttpResponse, empty, rpc_error};
 use super::config::ResponseMode;
-use super::memory::ReceiverStream;
-use super::reader::{Outgoing, StreamGuard, respond};
+use super::pipe::pipe;
+use super::reader::{AnswerStatus, Outgoing, StreamGuard, respond};
 use super::request::request_halves;
 use super::service::Shared;
 use super::transport::{CancelSignal, SessionTransport};
 use super::validate::check_headers;
 
 /// Answers a stateless POST (the body has been read and is well formed).
-pub(crate) async fn handle(shared: &Arc<Shared>, parts: &Parts, inbound: Inbound) -> HttpResponse {
+pub(crate) async fn handle(shared: &Arc<Shared>, parts: Parts, inbound: Inbound) -> HttpResponse {
     let config = &shared.config;
     let message = match inbound {
         Inbound::Single(message) => message,
@@ -65,19 +64,21 @@ pub(crate) async fn handle(shared: &Arc<Shared>, parts: &Parts, inbound: Inbound
     }
     let is_request = matches!(message, Message::Request(_));
     let answers_only = config.response_mode == ResponseMode::Json;
-    let (outbound, events) = mpsc::channel(config.stream_buffer);
+    let (outbound, events) = pipe(config.stream_buffer);
     let cancel = Arc::new(CancelSignal::default());
     let Some(guard) = StreamGuard::open(shared, None) else {
         return empty(StatusCode::TOO_MANY_REQUESTS);
     };
     let guard = guard.cancelling(cancel.clone());
+    let answer_status = Arc::new(AnswerStatus::default());
     let halves = request_halves(
         shared,
         message,
         cancel,
         outbound,
         answers_only,
-        parts.extensions.clone(),
+        parts.extensions,
+        answer_status.clone(),
     );
     shared.connect(SessionTransport::request(halves));
     if !is_request {
@@ -85,13 +86,13 @@ pub(crate) async fn handle(shared: &Arc<Shared>, parts: &Parts, inbound: Inbound
         return empty(StatusCode::ACCEPTED);
     }
     let outgoing = Outgoing {
-        subscription: Box::pin(ReceiverStream(events)),
+        subscription: Box::pin(events),
         guard,
         mode: config.response_mode,
         batch: false,
         key: None,
         version: None,
-        stateless: true,
+        stateless: Some(answer_status),
         initialize: None,
     };
     respond(shared, outgoing).await

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::Stream;
+use mcpwire_jsonrpc::Inbound;
 use mcpwire_types::ProtocolVersion;
 
 /// The future every store method returns: boxed, so that the traits are
@@ -66,7 +67,11 @@ impl SessionId {
     /// Reads an id (for example one a store kept): it must be 1 to 256
     /// visible ASCII characters (0x21 to 0x7E).
     pub fn parse(text: &str) -> Option<Self> {
-        let visible = text.bytes().all(|b| (0x21..=0x7e).contains(&b));
+        // A fold rather than `all`: without the early exit the check
+        // compiles to a vector loop (this runs on every request).
+        let visible = text
+            .bytes()
+            .fold(true, |visible, b| visible & b.is_ascii_graphic());
         (visible && !text.is_empty() && text.len() <= 256).then(|| Self(Arc::from(text)))
     }
 
@@ -262,6 +267,9 @@ pub struct Envelope {
     /// A bus that carries the envelope to another process carries only
     /// their [`RequestIdentity`].
     pub extensions: PostExtensions,
+    /// The payload as the receiving instance classified it, so that a
+    /// runtime in the same process does not parse it a second time.
+    classified: Classified,
 }
 
 impl Envelope {
@@ -272,7 +280,66 @@ impl Envelope {
             stream,
             answers_only,
             extensions: PostExtensions::default(),
+            classified: Classified(None),
         }
+    }
+
+    /// An envelope for `payload`, which the caller has classified as
+    /// `inbound`: a runtime in this process takes `inbound` as it is.
+    pub(crate) fn classified(
+        payload: Bytes,
+        inbound: Inbound,
+        stream: Option<u64>,
+        answers_only: bool,
+    ) -> Self {
+        let classified = Classified(Some((payload.clone(), Box::new(inbound))));
+        Self {
+            classified,
+            ..Self::new(payload, stream, answers_only)
+        }
+    }
+
+    /// The payload as messages: the classification made where the POST
+    /// arrived when the envelope still holds that very payload, otherwise
+    /// (an envelope rebuilt by a bus, or one whose payload was replaced)
+    /// a fresh one.
+    pub(crate) fn take_inbound(&mut self) -> Inbound {
+        match self.classified.0.take() {
+            // Same buffer, same length: the same bytes (the clone kept in
+            // `Classified` keeps the buffer alive, so its address cannot
+            // have been reused for other bytes).
+            Some((source, inbound))
+                if source.as_ptr() == self.payload.as_ptr()
+                    && source.len() == self.payload.len() =>
+            {
+                *inbound
+            }
+            _ => Inbound::from_slice(&self.payload),
+        }
+    }
+}
+
+/// A classified payload and the bytes it was read from. It takes no part
+/// in comparing envelopes (the payloads decide) and never leaves the
+/// process: a bus that moves an envelope elsewhere sends `payload` only.
+#[derive(Clone)]
+struct Classified(Option<(Bytes, Box<Inbound>)>);
+
+impl PartialEq for Classified {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Classified {}
+
+impl fmt::Debug for Classified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Classified(..)"
+        } else {
+            "Classified(None)"
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use mcpwire_jsonrpc::{ClassifyError, Inbound, Message, Packet, RequestId};
 use mcpwire_types::ProtocolVersion;
 
@@ -89,11 +89,6 @@ impl Routing {
     /// returns the streams a cancellation in it left with nothing to await.
     fn track(&mut self, inbound: &Inbound, envelope: &Envelope) -> Vec<u64> {
         let mut ended = Vec::new();
-        let items: Vec<Result<&Message, &ClassifyError>> = match inbound {
-            Inbound::Single(message) => vec![Ok(message)],
-            Inbound::Batch(items) => items.iter().map(Result::as_ref).collect(),
-            Inbound::Invalid(error) => vec![Err(error)],
-        };
         if let Some(stream) = envelope.stream {
             let state = self
                 .streams
@@ -101,7 +96,7 @@ impl Routing {
                 .or_insert_with(|| StreamState::new(envelope.answers_only));
             state.batch = matches!(inbound, Inbound::Batch(_));
         }
-        for item in items {
+        for item in elements(inbound) {
             match item {
                 Ok(Message::Request(request)) => {
                     if request.method == "initialize" {
@@ -334,17 +329,24 @@ pub(crate) struct SessionOutbox {
     closed: bool,
 }
 
-/// The ids of the requests in `inbound`.
-fn request_ids(inbound: &Inbound) -> Vec<RequestId> {
-    let id = |message: &Message| match message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
+/// The elements of a POSTed message, one for a single message (or an
+/// invalid one), in order for a batch; collected into nothing, since this
+/// runs for every POST.
+fn elements(inbound: &Inbound) -> impl Iterator<Item = Result<&Message, &ClassifyError>> {
+    let (single, batch): (_, &[Result<Message, ClassifyError>]) = match inbound {
+        Inbound::Single(message) => (Some(Ok(message)), &[]),
+        Inbound::Batch(items) => (None, items),
+        Inbound::Invalid(error) => (Some(Err(error)), &[]),
     };
-    match inbound {
-        Inbound::Single(message) => id(message).into_iter().collect(),
-        Inbound::Batch(items) => items.iter().flatten().filter_map(id).collect(),
-        Inbound::Invalid(_) => Vec::new(),
-    }
+    single.into_iter().chain(batch.iter().map(Result::as_ref))
+}
+
+/// The ids of the requests in `inbound`.
+fn request_ids(inbound: &Inbound) -> impl Iterator<Item = &RequestId> {
+    elements(inbound).filter_map(|item| match item {
+        Ok(Message::Request(request)) => Some(&request.id),
+        _ => None,
+    })
 }
 
 impl SessionInbox {
@@ -377,18 +379,18 @@ impl SessionInbox {
         }
         // Only synchronous work follows taking an envelope, so dropping this
         // future early loses nothing (the Transport contract).
-        let Some(envelope) = self.inbox.next().await else {
+        let Some(mut envelope) = self.inbox.next().await else {
             self.closed = true;
             return None;
         };
-        let inbound = Inbound::from_slice(&envelope.payload);
+        let inbound = envelope.take_inbound();
         if let Some(extensions) = &envelope.extensions.0 {
             if self.contexts.len() >= MAX_PENDING_CONTEXTS {
                 self.contexts.clear();
             }
             let context: mcpwire_jsonrpc::TransportContext = extensions.clone();
             for id in request_ids(&inbound) {
-                self.contexts.insert(id, context.clone());
+                self.contexts.insert(id.clone(), context.clone());
             }
         }
         let ended = lock(&self.routing).track(&inbound, &envelope);
@@ -457,7 +459,14 @@ impl SessionOutbox {
             data,
             last: plan.last,
         };
-        match tokio::time::timeout(config.send_timeout, config.bus.publish(&key, event)).await {
+        let mut publish = config.bus.publish(&key, event);
+        // An event usually finds room at once: the send timeout's timer is
+        // set only for one that has to wait.
+        let published = match (&mut publish).now_or_never() {
+            Some(published) => Ok(published),
+            None => tokio::time::timeout(config.send_timeout, publish).await,
+        };
+        match published {
             Ok(Ok(_)) => {}
             Ok(Err(error)) => return Err(TransportError::Store(error)),
             Err(_) => {
