@@ -12,10 +12,36 @@ use mcpwire_jsonrpc::{ErrorObject, RequestId};
 
 use crate::context::Command;
 use crate::tasks::Reply;
+use crate::tool_call::ToolCall;
 
 /// A handler's future, boxed once: the same allocation serves the first
 /// poll in the driver and, if needed, the spawned task.
 type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ErrorObject>> + Send>>;
+
+/// What serving a request polls.
+pub(crate) enum Work {
+    /// A `tools/call`, the common request, which needs no box of its own
+    /// around its handler's future.
+    Tool(ToolCall),
+    /// Any other request, on the general path.
+    Boxed(HandlerFuture),
+}
+
+impl Work {
+    /// Any request's serving future, boxed.
+    pub(crate) fn boxed(
+        future: impl Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
+    ) -> Self {
+        Self::Boxed(Box::pin(future))
+    }
+
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<Reply, ErrorObject>> {
+        match self {
+            Self::Tool(call) => Pin::new(call).poll(cx),
+            Self::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
 
 /// A request being handled: polls the handler inside the request's span and
 /// turns its outcome (or its panic) into the command that answers it.
@@ -24,19 +50,15 @@ pub(crate) struct Handling {
     span: tracing::Span,
     /// `None` once the handler finished or panicked: it is never polled
     /// again (as tokio drops a task that panicked).
-    future: Option<HandlerFuture>,
+    work: Option<Work>,
 }
 
 impl Handling {
-    pub(crate) fn new(
-        id: RequestId,
-        span: tracing::Span,
-        future: impl Future<Output = Result<Reply, ErrorObject>> + Send + 'static,
-    ) -> Self {
+    pub(crate) fn new(id: RequestId, span: tracing::Span, work: Work) -> Self {
         Self {
             id,
             span,
-            future: Some(Box::pin(future)),
+            work: Some(work),
         }
     }
 
@@ -55,7 +77,7 @@ impl Future for Handling {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Command> {
         let this = self.get_mut();
-        let Some(future) = this.future.as_mut() else {
+        let Some(work) = this.work.as_mut() else {
             // Polled after it finished: the answer was already given.
             return Poll::Pending;
         };
@@ -65,12 +87,12 @@ impl Future for Handling {
         // waits out its whole drain time. Unwind safety: after a panic the
         // future is dropped unpolled, as tokio itself does with a task that
         // panics.
-        let result = match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+        let result = match std::panic::catch_unwind(AssertUnwindSafe(|| work.poll(cx))) {
             Ok(Poll::Pending) => return Poll::Pending,
             Ok(Poll::Ready(result)) => result,
             Err(_) => Err(ErrorObject::internal_error("the handler panicked")),
         };
-        this.future = None;
+        this.work = None;
         if let Err(error) = &result {
             tracing::debug!(code = %error.code, message = %error.message, "request failed");
         }

@@ -52,6 +52,12 @@ impl CancelHandle {
 impl Drop for CancelHandle {
     /// The request is over: whoever still watches its signal is told.
     fn drop(&mut self) {
+        // Nobody else holds the signal (a handler that finished at once
+        // dropped its context already), and nobody can get it any more:
+        // there is no one to tell, and waking no one is not free.
+        if Arc::strong_count(&self.state) == 1 {
+            return;
+        }
         self.cancel();
     }
 }

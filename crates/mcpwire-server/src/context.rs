@@ -13,7 +13,7 @@ use mcpwire_types::{
 };
 use tokio::sync::{mpsc, oneshot};
 
-use crate::input::Round;
+use crate::input::{EMPTY_ROUND, Round};
 use crate::{Cancellation, PeerRequestError, Server};
 
 /// What a handler sends back to the session driver.
@@ -56,19 +56,26 @@ pub(crate) enum Command {
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
-    /// What the client sent back with a multi round-trip retry.
-    round: Arc<Round>,
+    /// What the client sent back with a multi round-trip retry; `None`
+    /// for a first call (most calls), which then allocates nothing for it.
+    round: Option<Arc<Round>>,
+}
+
+/// What every request of one session shares, held once by the session
+/// driver: one reference per request instead of one per field.
+pub(crate) struct SessionShared {
+    pub(crate) commands: mpsc::Sender<Command>,
+    pub(crate) server: Server,
+    /// Names the session the request came in, for binding tasks to it.
+    pub(crate) scope: Arc<str>,
 }
 
 struct Inner {
     id: RequestId,
     request: RequestContext,
     meta: Option<Meta>,
-    commands: mpsc::Sender<Command>,
     cancellation: Cancellation,
-    server: Server,
-    /// Names the session the request came in, for binding tasks to it.
-    scope: Arc<str>,
+    session: Arc<SessionShared>,
     /// The task the handler runs for, when it runs as one.
     task_id: Option<String>,
     /// What the transport knew about the request beyond the message.
@@ -89,24 +96,20 @@ impl Context {
         id: RequestId,
         request: RequestContext,
         meta: Option<Meta>,
-        commands: mpsc::Sender<Command>,
         cancellation: Cancellation,
-        server: Server,
-        scope: Arc<str>,
+        session: Arc<SessionShared>,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 id,
                 request,
                 meta,
-                commands,
                 cancellation,
-                server,
-                scope,
+                session,
                 task_id: None,
                 transport: None,
             }),
-            round: Arc::default(),
+            round: None,
         }
     }
 
@@ -136,14 +139,12 @@ impl Context {
                 id: inner.id.clone(),
                 request: inner.request.clone(),
                 meta: inner.meta.clone(),
-                commands: inner.commands.clone(),
                 cancellation,
-                server: inner.server.clone(),
-                scope: Arc::clone(&inner.scope),
+                session: Arc::clone(&inner.session),
                 task_id: task_id.map(str::to_owned),
                 transport: inner.transport.clone(),
             }),
-            round: Arc::clone(&self.round),
+            round: self.round.clone(),
         }
     }
 
@@ -157,7 +158,7 @@ impl Context {
     /// The session the request came in (a handshake session, or one
     /// stateless exchange).
     pub(crate) fn scope(&self) -> &str {
-        &self.inner.scope
+        &self.inner.session.scope
     }
 
     /// Sends a notification that belongs to no request (a task's status).
@@ -166,25 +167,26 @@ impl Context {
             notification,
             related: None,
         };
-        let _ = self.inner.commands.send(command).await;
+        let _ = self.inner.session.commands.send(command).await;
     }
 
-    /// The same context for a handler round that sees `round`.
-    pub(crate) fn with_round(&self, round: Arc<Round>) -> Self {
+    /// The same context for a handler round that sees `round` (shared
+    /// only when it holds something: an empty round is the default).
+    pub(crate) fn with_round(&self, round: Round) -> Self {
         Self {
             inner: Arc::clone(&self.inner),
-            round,
+            round: (!round.is_empty()).then(|| Arc::new(round)),
         }
     }
 
     pub(crate) fn round(&self) -> &Round {
-        &self.round
+        self.round.as_deref().unwrap_or(&EMPTY_ROUND)
     }
 
     /// The channel to the session driver, for messages not tied to this
     /// request's stream.
     pub(crate) fn sender(&self) -> &mpsc::Sender<Command> {
-        &self.inner.commands
+        &self.inner.session.commands
     }
 
     /// The id of the request being handled.
@@ -223,7 +225,7 @@ impl Context {
 
     /// The server, e.g. to add or remove tools while serving.
     pub fn server(&self) -> &Server {
-        &self.inner.server
+        &self.inner.session.server
     }
 
     /// The cancellation signal of this request.
@@ -254,7 +256,7 @@ impl Context {
             message: message.map(str::to_owned),
         };
         // The session may be gone (the client left); then nobody listens.
-        let _ = self.inner.commands.send(command).await;
+        let _ = self.inner.session.commands.send(command).await;
     }
 
     /// Sends a log message about this request, if the client wants that
@@ -272,7 +274,7 @@ impl Context {
             params,
             related: Some(self.inner.id.clone()),
         };
-        let _ = self.inner.commands.send(command).await;
+        let _ = self.inner.session.commands.send(command).await;
     }
 
     /// Sends a notification on behalf of this request.
@@ -286,7 +288,7 @@ impl Context {
             notification,
             related: Some(self.inner.id.clone()),
         };
-        let _ = self.inner.commands.send(command).await;
+        let _ = self.inner.session.commands.send(command).await;
     }
 
     /// Sends a request to the client (sampling, elicitation, roots, ping)
@@ -313,7 +315,7 @@ impl Context {
             related: Some(self.inner.id.clone()),
             reply,
         };
-        if self.inner.commands.send(command).await.is_err() {
+        if self.inner.session.commands.send(command).await.is_err() {
             return Err(PeerRequestError::Failed(
                 mcpwire_session::ResponseError::Closed,
             ));

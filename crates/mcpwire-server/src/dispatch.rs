@@ -2,6 +2,7 @@
 //! with schema validation, resource reads, prompts and completions.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use mcpwire_jsonrpc::{ErrorObject, RawJson};
 use mcpwire_types::methods::{ClientRequest, ServerResult};
@@ -19,6 +20,7 @@ use crate::error::invalid_params;
 use crate::handler::ToolFn;
 use crate::input::{Answer, Retry};
 use crate::tasks::Reply;
+use crate::tool_call::ToolCall;
 use crate::{Arguments, BoxFuture, Context, HandlerError, Server};
 
 /// The most completion values one answer may carry (COMP: at most 100).
@@ -27,7 +29,8 @@ const MAX_COMPLETION_VALUES: usize = 100;
 impl Server {
     /// Serves one request from the catalog. `resources/subscribe`,
     /// `unsubscribe` and `subscriptions/listen` are per-session and handled
-    /// by the session driver.
+    /// by the session driver. (The driver serves `tools/call` with a
+    /// [`ToolCall`] of its own, not boxed inside this future.)
     ///
     /// `raw_params` are the request's params as they came, which a tool
     /// call keeps to read its arguments again should its handler run twice
@@ -45,9 +48,8 @@ impl Server {
             ClientRequest::ListTools(params) => {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
             }
-            // Tool calls may become tasks (tasks/start.rs).
             ClientRequest::CallTool(params) => {
-                return self.call_tool_reply(params, raw_params, ctx).await;
+                return ToolCall::new(self.clone(), params, raw_params, ctx).await;
             }
             request @ (ClientRequest::GetTask(_)
             | ClientRequest::GetTaskPayload(_)
@@ -147,7 +149,8 @@ impl Server {
         Ok(result)
     }
 
-    /// Calls a tool: unknown tool is -32602; arguments failing `inputSchema`
+    /// Calls the tool of `entry` (the caller found it; an unknown tool is
+    /// [`unknown_tool`]): arguments failing `inputSchema`
     /// are a tool execution error from 2025-11-25 on (TOOL-16, SEP-1303) and
     /// -32602 before; `structuredContent` is checked against `outputSchema`
     /// before sending (TOOL-14) and mirrored as text when the tool gave no
@@ -158,13 +161,11 @@ impl Server {
     /// call) would hold them once per layer.
     pub(crate) async fn call_tool(
         &self,
+        entry: Arc<ToolEntry>,
         params: Box<CallToolRequestParams>,
         raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Answer<CallToolResult>, ErrorObject> {
-        let Some(entry) = self.catalog().tool(&params.name) else {
-            return Err(invalid_params(format!("unknown tool: {}", params.name)));
-        };
         let mut arguments = params.arguments.unwrap_or_default();
         if let Some(refusal) = check_arguments(&entry, &mut arguments, ctx.version())? {
             return Ok(Answer::Complete(refusal));
@@ -306,6 +307,11 @@ impl Server {
         };
         Ok(result)
     }
+}
+
+/// The error for a `tools/call` naming no tool of the catalog (-32602).
+pub(crate) fn unknown_tool(name: &str) -> ErrorObject {
+    invalid_params(format!("unknown tool: {name}"))
 }
 
 /// The error for a URI that names no resource: -32002 before 2026-07-28,

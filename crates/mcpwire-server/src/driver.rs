@@ -22,12 +22,13 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
-use crate::call::Handling;
+use crate::call::{Handling, Work};
 use crate::cancel::CancelHandle;
-use crate::context::Command;
+use crate::context::{Command, SessionShared};
 use crate::listen::Listens;
 use crate::outbox::Outbox;
 use crate::server::Change;
+use crate::tool_call::ToolCall;
 use crate::{Context, PeerRequestError, ServeError, Server};
 
 /// How many handler messages may queue before handlers wait (back-pressure).
@@ -54,6 +55,8 @@ struct Driver {
     session: ServerSession,
     /// Where handlers talk back, made on first use ([`Driver::commands`]).
     commands: Option<mpsc::Sender<Command>>,
+    /// What the requests' contexts share, made on first use ([`Driver::shared`]).
+    shared: Option<std::sync::Arc<SessionShared>>,
     command_rx: Option<mpsc::Receiver<Command>>,
     running: IdMap<RequestId, Running>,
     replies: IdMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
@@ -112,6 +115,7 @@ impl Server {
             server: self.clone(),
             session: ServerSession::new(self.inner.config.clone()),
             commands: None,
+            shared: None,
             command_rx: None,
             running: IdMap::default(),
             replies: IdMap::default(),
@@ -149,12 +153,23 @@ impl Server {
                 inbound = receiver.recv(), if may_read => {
                     // Everything the transport already holds is taken in
                     // one go (at most a batch), so that the answers to it
-                    // go out together, with one write.
+                    // go out together, with one write. Each packet is served
+                    // before the next is taken: a handler that finishes at
+                    // once frees its request's memory before the next
+                    // request's is allocated, which keeps the allocator on
+                    // its fast path (64 requests decoded before any is
+                    // served cost ~1,500 more instructions per call).
                     let mut next = Some(inbound);
                     let mut taken = 0;
                     while let Some(inbound) = next.take() {
                         match inbound {
-                            Some(Ok(inbound)) => driver.receive(&mut receiver, inbound),
+                            Some(Ok(inbound)) => {
+                                driver.receive(&mut receiver, inbound);
+                                driver.drain_events();
+                                while let Some(transmit) = driver.session.poll_transmit() {
+                                    outbox.push(transmit);
+                                }
+                            }
                             Some(Err(error)) => break 'serve Err(ServeError::Transport(Box::new(error))),
                             None => {
                                 draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout);
@@ -312,12 +327,31 @@ impl Driver {
         })
     }
 
+    /// What every request's context shares (a reference to it), made with
+    /// the first request.
+    fn shared(&mut self) -> std::sync::Arc<SessionShared> {
+        if let Some(shared) = &self.shared {
+            return std::sync::Arc::clone(shared);
+        }
+        let shared = std::sync::Arc::new(SessionShared {
+            commands: self.commands().clone(),
+            server: self.server.clone(),
+            scope: std::sync::Arc::clone(&self.scope),
+        });
+        self.shared = Some(std::sync::Arc::clone(&shared));
+        shared
+    }
+
     /// Starts handling a request: per-session methods right here, the
     /// rest in a task of its own.
     fn start(&mut self, incoming: IncomingRequest<ClientCall>) {
         let IncomingRequest {
             id,
-            request: ClientCall { request, params },
+            request:
+                ClientCall {
+                    request,
+                    params: raw_params,
+                },
             context,
         } = incoming;
         let version = context.version;
@@ -359,26 +393,18 @@ impl Driver {
         );
         let (cancel, cancellation) = CancelHandle::new();
         let meta = request.meta().cloned();
-        let ctx = Context::new(
-            id.clone(),
-            context,
-            meta,
-            self.commands().clone(),
-            cancellation,
-            self.server.clone(),
-            std::sync::Arc::clone(&self.scope),
-        )
-        .with_transport(self.take_transport_context(&id));
+        let ctx = Context::new(id.clone(), context, meta, cancellation, self.shared())
+            .with_transport(self.take_transport_context(&id));
         let server = self.server.clone();
-        // Only a tool call reads its raw params again (`ToolArguments`);
-        // the others let them go now rather than hold them while they run.
-        let raw_params = match request {
-            ClientRequest::CallTool(_) => params,
-            _ => None,
+        let work = match request {
+            // Only a tool call reads its raw params again (`ToolArguments`);
+            // the others let them go now rather than hold them while they run.
+            ClientRequest::CallTool(params) => {
+                Work::Tool(ToolCall::new(server, params, raw_params, ctx))
+            }
+            request => Work::boxed(async move { server.dispatch(request, None, ctx).await }),
         };
-        let mut handling = Handling::new(id.clone(), span, async move {
-            server.dispatch(request, raw_params, ctx).await
-        });
+        let mut handling = Handling::new(id.clone(), span, work);
         // Most handlers finish at once: answered here, the call costs no
         // task and no hand-off. One that waits goes on in a task of its own.
         if let Poll::Ready(answer) = handling.poll_now() {
@@ -464,7 +490,6 @@ impl Driver {
     }
 
     fn apply(&mut self, command: Command) {
-        let now = now();
         match command {
             Command::Respond { id, result } => {
                 self.forget_running(&id);
@@ -491,7 +516,7 @@ impl Driver {
                 }
             }
             Command::Log { params, related } => {
-                if let Err(error) = self.session.log(params, related.as_ref(), now) {
+                if let Err(error) = self.session.log(params, related.as_ref(), now()) {
                     tracing::debug!(%error, "log message not sent");
                 }
             }
@@ -511,7 +536,7 @@ impl Driver {
             } => {
                 match self
                     .session
-                    .send_request(request, options, related.as_ref(), now)
+                    .send_request(request, options, related.as_ref(), now())
                 {
                     Ok(id) => {
                         if let Some(related) = related {

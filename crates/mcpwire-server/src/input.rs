@@ -33,7 +33,6 @@
 //! again with the answers, so the handler works unchanged in both eras.
 
 use std::future::Future;
-use std::sync::Arc;
 
 use mcpwire_jsonrpc::ErrorObject;
 use mcpwire_types::methods::{ClientResult, ServerRequest, method_info};
@@ -41,7 +40,7 @@ use mcpwire_types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, IncludeContext, InputRequest, InputRequestKind, InputRequests,
     InputRequiredResult, InputResponse, InputResponses, ListRootsResult, McpErrorCode,
-    MissingRequiredClientCapabilityData, RequestParams,
+    MissingRequiredClientCapabilityData, ProtocolVersion, RequestParams,
 };
 
 use crate::{Context, HandlerError, RequestOptions, Server};
@@ -184,7 +183,18 @@ pub(crate) struct Round {
     state: Option<Vec<u8>>,
 }
 
+/// What a first call sees: no answers and no state.
+pub(crate) static EMPTY_ROUND: Round = Round {
+    responses: InputResponses(std::collections::BTreeMap::new()),
+    state: None,
+};
+
 impl Round {
+    /// Whether the round carries neither answers nor state.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.responses.0.is_empty() && self.state.is_none()
+    }
+
     /// A round that sees `responses` and the handler's own `state`.
     pub(crate) fn new(responses: InputResponses, state: Option<Vec<u8>>) -> Self {
         Self { responses, state }
@@ -285,49 +295,70 @@ impl Server {
         F: FnMut(Context) -> Fut,
         Fut: Future<Output = Result<T, HandlerError>>,
     {
-        let version = ctx.version();
-        let mrtr = version.has_multi_round_trip()
-            && method_info(method).is_some_and(|info| info.may_require_input_in(version));
-        // What a sealed state is bound to; only multi round-trip requests
-        // carry one, so the others skip the formatting.
-        let binding = if mrtr {
-            format!("{method}\n{name}")
-        } else {
-            String::new()
-        };
         let state = match retry.state {
-            Some(sealed) if mrtr => Some(self.inner.state_key.open(&binding, &sealed).ok_or_else(
-                || {
+            Some(sealed) if multi_round_trip(method, ctx.version()) => {
+                let binding = state_binding(method, name);
+                let opened = self.inner.state_key.open(&binding, &sealed);
+                Some(opened.ok_or_else(|| {
                     HandlerError::InvalidParams(
                         "requestState failed verification: it was not issued by this \
                              server for this request, or it was changed"
                             .to_owned(),
                     )
-                },
-            )?),
+                })?)
+            }
             _ => None,
         };
-        let mut round = Round {
+        let round = Round {
             responses: retry.responses.unwrap_or_default(),
             state,
         };
-        for _ in 0..MAX_LOCAL_ROUNDS {
-            let input = match handler(ctx.with_round(Arc::new(round))).await {
+        let input = match handler(ctx.with_round(round)).await {
+            Ok(result) => return Ok(Answer::Complete(result)),
+            Err(HandlerError::InputRequired(input)) => *input,
+            Err(other) => return Err(other),
+        };
+        self.rounds_after_input(method, name, input, ctx, handler)
+            .await
+    }
+
+    /// Goes on after the first run of `handler` asked for `input`: in
+    /// 2026-07-28 that is the answer (the client fulfils it and retries);
+    /// in the handshake revisions the runtime fulfils it itself and runs
+    /// the handler again, up to [`MAX_LOCAL_ROUNDS`] runs in all.
+    pub(crate) async fn rounds_after_input<T, F, Fut>(
+        &self,
+        method: &str,
+        name: &str,
+        mut input: InputRequired,
+        ctx: Context,
+        mut handler: F,
+    ) -> Result<Answer<T>, HandlerError>
+    where
+        F: FnMut(Context) -> Fut,
+        Fut: Future<Output = Result<T, HandlerError>>,
+    {
+        let version = ctx.version();
+        if multi_round_trip(method, version) {
+            return self.input_required_result(input, &ctx, &state_binding(method, name));
+        }
+        if version.has_multi_round_trip() {
+            return Err(HandlerError::Internal(format!(
+                "{method} cannot answer input_required in {version}"
+            )));
+        }
+        for runs in 1..=MAX_LOCAL_ROUNDS {
+            // Boxed: the rare path, and a large future that would
+            // otherwise make every call's future as large.
+            let round = Box::pin(fulfil_locally(input, &ctx)).await?;
+            if runs == MAX_LOCAL_ROUNDS {
+                break;
+            }
+            input = match handler(ctx.with_round(round)).await {
                 Ok(result) => return Ok(Answer::Complete(result)),
                 Err(HandlerError::InputRequired(input)) => *input,
                 Err(other) => return Err(other),
             };
-            if mrtr {
-                return self.input_required_result(input, &ctx, &binding);
-            }
-            if version.has_multi_round_trip() {
-                return Err(HandlerError::Internal(format!(
-                    "{method} cannot answer input_required in {version}"
-                )));
-            }
-            // Boxed: the rare path, and a large future that would
-            // otherwise make every call's future as large.
-            round = Box::pin(fulfil_locally(input, &ctx)).await?;
         }
         Err(HandlerError::Internal(format!(
             "the handler of {method} {name} asked for input more than {MAX_LOCAL_ROUNDS} times"
@@ -367,6 +398,19 @@ impl Server {
             .map(|state| self.inner.state_key.seal(binding, &state));
         Ok(Answer::InputRequired(result))
     }
+}
+
+/// Whether a request of `method` in `version` is a multi round-trip one,
+/// whose input requests and sealed state go back to the client.
+fn multi_round_trip(method: &str, version: ProtocolVersion) -> bool {
+    version.has_multi_round_trip()
+        && method_info(method).is_some_and(|info| info.may_require_input_in(version))
+}
+
+/// What a request's sealed state is bound to (made only for the multi
+/// round-trip requests that carry one).
+fn state_binding(method: &str, name: &str) -> String {
+    format!("{method}\n{name}")
 }
 
 /// Adds to `missing` the client capabilities `kind` needs (the elicitation

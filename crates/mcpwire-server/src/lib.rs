@@ -62,6 +62,7 @@ mod roots;
 pub mod schema;
 mod server;
 pub mod tasks;
+mod tool_call;
 pub mod uri_template;
 
 pub use cancel::Cancellation;

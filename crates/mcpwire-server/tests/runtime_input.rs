@@ -72,6 +72,11 @@ async fn everything(ctx: Context, _args: Arguments) -> Result<CallToolResult, Ha
     Err(ask.into())
 }
 
+/// Never satisfied: asks for the name again on every run.
+async fn insatiable(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
+    Err(ctx.input_required().elicit("name", form()).into())
+}
+
 /// Ignores the capability filter: asks for sampling whatever the client said.
 async fn stubborn(_ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
     Err(InputRequired::new().sample("sum", question()).into())
@@ -117,6 +122,7 @@ fn server_with_ring(ring: StateKeyRing) -> Server {
         .tool(tool("counter"), counter)
         .tool(tool("everything"), everything)
         .tool(tool("stubborn"), stubborn)
+        .tool(tool("insatiable"), insatiable)
         .prompt(asking, prompt)
         .prompt_completion("asking", "topic", completer)
         .build()
@@ -378,4 +384,46 @@ async fn a_handler_run_again_after_a_local_input_round_gets_the_arguments_of_the
     let answer = peer.answer_to(1).await.response;
     let seen: Value = serde_json::from_str(&texts(&answer["result"])[0]).unwrap();
     assert_eq!(seen, arguments);
+}
+
+/// The runtime fulfils a handler's input rounds itself in the handshake
+/// revisions, but not forever: a handler still asking after 16 runs gets
+/// its call failed (-32603) rather than the client asked again and again.
+#[tokio::test]
+async fn handshake_revisions_stop_fulfilling_input_after_sixteen_runs() {
+    let (mut peer, _task) = serve(&server());
+    peer.initialize("2025-06-18", json!({"elicitation": {}}))
+        .await;
+    peer.send_request(
+        1,
+        "tools/call",
+        json!({"name": "insatiable", "arguments": {}}),
+    )
+    .await;
+    let mut asked = 0;
+    let mut answer = None;
+    // Bounded: the runtime may ask 16 times; 32 messages are more than enough.
+    for _ in 0..32 {
+        let message = peer.recv().await;
+        if message["method"] == "elicitation/create" {
+            asked += 1;
+            peer.send(json!({"jsonrpc": "2.0", "id": message["id"],
+                "result": {"action": "accept", "content": {"n": "Cy"}}}))
+                .await;
+            continue;
+        }
+        answer = Some(message);
+        break;
+    }
+    let answer = answer.unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("asked for input more than 16 times"),
+        "{answer}"
+    );
+    assert_eq!(asked, 16);
 }

@@ -354,26 +354,25 @@ impl Peer {
         info: RequestInfo,
         batch: Option<BatchId>,
     ) -> Result<(), ErrorObject> {
-        if self.inbound.contains_key(id) {
+        let full = self.inbound.len() >= self.limits.max_inbound_in_flight;
+        // One hash of the id for the check and the insertion.
+        let std::collections::hash_map::Entry::Vacant(slot) = self.inbound.entry(id.clone()) else {
             return Err(ErrorObject::invalid_request(format!(
                 "request id {id} is already in use by a request in flight"
             )));
-        }
-        if self.inbound.len() >= self.limits.max_inbound_in_flight {
+        };
+        if full {
             return Err(ErrorObject::internal_error(format!(
                 "too many requests in flight (the limit is {})",
                 self.limits.max_inbound_in_flight
             )));
         }
-        self.inbound.insert(
-            id.clone(),
-            Active {
-                info,
-                last_progress: None,
-                cancelled: false,
-                batch,
-            },
-        );
+        slot.insert(Active {
+            info,
+            last_progress: None,
+            cancelled: false,
+            batch,
+        });
         Ok(())
     }
 
@@ -408,8 +407,20 @@ impl Peer {
         id: &RequestId,
         outcome: Result<RawJson, ErrorObject>,
     ) -> Result<(), SendError> {
+        self.answer_with(id, |_| outcome)
+    }
+
+    /// Like [`Peer::answer`], with the answer made by `encode` for the
+    /// request's revision: one lookup of `id` in all, and no encoding at
+    /// all when the answer is to be dropped.
+    pub(crate) fn answer_with(
+        &mut self,
+        id: &RequestId,
+        encode: impl FnOnce(ProtocolVersion) -> Result<RawJson, ErrorObject>,
+    ) -> Result<(), SendError> {
         let active = self.inbound.remove(id).ok_or(SendError::UnknownRequest)?;
-        let message = (!active.cancelled).then(|| answer_message(id.clone(), outcome));
+        let message =
+            (!active.cancelled).then(|| answer_message(id.clone(), encode(active.info.version)));
         self.deliver_answer(id, message, active.batch);
         Ok(())
     }

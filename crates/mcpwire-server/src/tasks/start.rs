@@ -21,12 +21,13 @@ use super::clock::{iso8601, now_ms};
 use super::{Local, TaskChange, TaskFailure, TaskRecord, Tasks, new_task_id};
 use crate::cancel::CancelHandle;
 use crate::catalog::ToolEntry;
-use crate::dispatch::{ToolArguments, check_arguments, conclude_tool};
+use crate::dispatch::{ToolArguments, check_arguments, conclude_tool, unknown_tool};
 use crate::input::{Answer, Retry, Round};
 use crate::{BoxFuture, Context, HandlerError, Server};
 
 /// What serving a request produced: a result the engine fits to the
-/// request's revision, or one already shaped (a task handle).
+/// request's revision, or one already shaped (a task handle, a tool's
+/// result).
 pub(crate) enum Reply {
     Typed(ServerResult),
     Raw(RawJson),
@@ -73,22 +74,39 @@ impl Server {
         raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
-        let entry = self.catalog().tool(&params.name);
-        let tasked = match (entry, self.inner.tasks.clone()) {
-            (Some(entry), Some(tasks)) => match task_mode(&entry, &params, &ctx)? {
+        // Looked up once for the whole call.
+        let Some(entry) = self.catalog().tool(&params.name) else {
+            return Err(unknown_tool(&params.name));
+        };
+        let tasked = match &self.inner.tasks {
+            Some(tasks) => match task_mode(&entry, &params, &ctx)? {
                 Mode::Plain => None,
-                mode => Some((entry, tasks, mode)),
+                mode => Some((Arc::clone(tasks), mode)),
             },
-            _ => None,
+            None => None,
         };
         match tasked {
-            None => self.call_tool_plain(params, raw_params, ctx).await,
+            None => self.call_tool_plain(entry, params, raw_params, ctx).await,
             // Boxed, so that a plain call's future stays small (it is
             // moved to the heap once per call).
-            Some((entry, tasks, mode)) => {
+            Some((tasks, mode)) => {
                 let call = Call { params, raw_params };
                 Box::pin(self.call_tool_tasked(entry, &tasks, mode, call, ctx)).await
             }
+        }
+    }
+
+    /// Whether a call of `entry` with `params` runs as a plain request
+    /// (no task now or later), or the error its task fields earn.
+    pub(crate) fn runs_plain(
+        &self,
+        entry: &ToolEntry,
+        params: &CallToolRequestParams,
+        ctx: &Context,
+    ) -> Result<bool, ErrorObject> {
+        match &self.inner.tasks {
+            Some(_) => Ok(matches!(task_mode(entry, params, ctx)?, Mode::Plain)),
+            None => Ok(true),
         }
     }
 
@@ -103,11 +121,13 @@ impl Server {
     ) -> Result<Reply, ErrorObject> {
         match mode {
             Mode::Plain => {
-                self.call_tool_plain(call.params, call.raw_params, ctx)
+                self.call_tool_plain(entry, call.params, call.raw_params, ctx)
                     .await
             }
             Mode::Requested(metadata) => {
-                let created = self.start_requested(tasks, call, metadata, ctx).await?;
+                let created = self
+                    .start_requested(entry, tasks, call, metadata, ctx)
+                    .await?;
                 encode(&created)
             }
             Mode::ServerDirected => self.call_tool_directed(tasks, entry, call, ctx).await,
@@ -116,14 +136,17 @@ impl Server {
 
     async fn call_tool_plain(
         &self,
+        entry: Arc<ToolEntry>,
         params: Box<CallToolRequestParams>,
         raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
-        Ok(match self.call_tool(params, raw_params, ctx).await? {
-            Answer::Complete(result) => ServerResult::CallTool(Box::new(result)).into(),
-            Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)).into(),
-        })
+        Ok(
+            match self.call_tool(entry, params, raw_params, ctx).await? {
+                Answer::Complete(result) => ServerResult::CallTool(Box::new(result)).into(),
+                Answer::InputRequired(input) => ServerResult::InputRequired(Box::new(input)).into(),
+            },
+        )
     }
 
     /// 2025-11-25: creates the task the client asked for and answers with
@@ -131,6 +154,7 @@ impl Server {
     /// exactly as it would have run synchronously.
     async fn start_requested(
         &self,
+        entry: Arc<ToolEntry>,
         tasks: &Arc<Tasks>,
         call: Call,
         metadata: TaskMetadata,
@@ -152,7 +176,9 @@ impl Server {
         tasks.register(&task_id, cancel);
         let worker = tokio::spawn(async move {
             let version = task_ctx.version();
-            let outcome = server.call_tool(params, raw_params, task_ctx.clone()).await;
+            let outcome = server
+                .call_tool(entry, params, raw_params, task_ctx.clone())
+                .await;
             let change = match outcome {
                 Ok(Answer::Complete(result)) => requested_outcome(&result),
                 Ok(Answer::InputRequired(_)) => TaskChange::Fail {
@@ -392,9 +418,7 @@ impl Tasks {
                 return;
             };
             let round = Round::new(record.input_responses, record.state);
-            outcome = arguments
-                .run(&entry.handler, ctx.with_round(Arc::new(round)))
-                .await;
+            outcome = arguments.run(&entry.handler, ctx.with_round(round)).await;
         }
     }
 

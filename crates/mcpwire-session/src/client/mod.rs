@@ -358,20 +358,14 @@ impl ClientSession {
         id: &RequestId,
         result: Result<ClientResult, ErrorObject>,
     ) -> Result<(), SendError> {
-        let version = self
-            .peer
-            .active(id)
-            .map_or(ProtocolVersion::LATEST, |info| info.version);
-        let outcome = match result {
-            Ok(mut result) => {
-                result.fit_to(version);
-                result
-                    .encode()
-                    .map_err(|e| ErrorObject::internal_error(e.to_string()))
-            }
-            Err(error) => Err(error),
-        };
-        self.peer.answer(id, outcome)
+        // A cancelled request's answer is dropped unencoded.
+        self.peer.answer_with(id, |version| {
+            let mut result = result?;
+            result.fit_to(version);
+            result
+                .encode()
+                .map_err(|e| ErrorObject::internal_error(e.to_string()))
+        })
     }
 
     /// Reports progress on the server request `id`, if it asked for progress.

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message, Notification, Request, RequestId};
-use mcpwire_types::methods::{ClientNotification, ClientRequest, DecodeError, method_info};
+use mcpwire_types::methods::{
+    ClientNotification, ClientRequest, DecodeError, MethodInfo, method_info,
+};
 use mcpwire_types::{
     ClientCapabilities, DiscoverResult, EmptyResult, ForRevision, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProgressToken, ProtocolVersion,
@@ -148,7 +150,8 @@ impl ServerSession {
             Err(error) => return self.peer.answer_unadmitted(Some(id), error, batch),
         };
         let version = speaker.version;
-        let method_known = method_info(&method)
+        let method_known = self
+            .method_info(&method)
             .is_some_and(|info| info.direction.client_sends() && info.in_revision(version));
         if !method_known {
             let error = ErrorObject::method_not_found(&method);
@@ -202,6 +205,20 @@ impl ServerSession {
                 }));
             }
         }
+    }
+
+    /// The method table's entry for `method`. The last one found is kept:
+    /// a session's requests mostly come in runs of one method (`tools/call`),
+    /// and one comparison then replaces the search of the table.
+    fn method_info(&mut self, method: &str) -> Option<&'static MethodInfo> {
+        if let Some(info) = self.last_method
+            && info.name == method
+        {
+            return Some(info);
+        }
+        let info = method_info(method)?;
+        self.last_method = Some(info);
+        Some(info)
     }
 
     /// The revision a request speaks when that revision lacks `method`,

@@ -169,6 +169,8 @@ pub struct ServerSession {
     log_level: Option<LoggingLevel>,
     log_rate: RateLimit,
     events: VecDeque<ServerEvent>,
+    /// The method table's entry of the last request's method.
+    last_method: Option<&'static mcpwire_types::methods::MethodInfo>,
 }
 
 impl ServerSession {
@@ -183,6 +185,7 @@ impl ServerSession {
             log_level: None,
             log_rate,
             events: VecDeque::new(),
+            last_method: None,
         }
     }
 
@@ -276,21 +279,15 @@ impl ServerSession {
         id: &RequestId,
         result: Result<ServerResult, ErrorObject>,
     ) -> Result<(), SendError> {
-        let version = match self.peer.active(id) {
-            Some(info) => info.version,
-            // A cancelled request is still tracked; its answer is dropped.
-            None => ProtocolVersion::LATEST,
-        };
-        let outcome = match result {
-            Ok(mut result) => {
-                result.fit_to(version);
-                result
-                    .encode()
-                    .map_err(|e| ErrorObject::internal_error(e.to_string()))
-            }
-            Err(error) => Err(error),
-        };
-        self.peer.answer(id, outcome)
+        // A cancelled request is still tracked; its answer is dropped
+        // unencoded.
+        self.peer.answer_with(id, |version| {
+            let mut result = result?;
+            result.fit_to(version);
+            result
+                .encode()
+                .map_err(|e| ErrorObject::internal_error(e.to_string()))
+        })
     }
 
     /// Sends a request to the client (handshake era), optionally on behalf
