@@ -264,6 +264,24 @@ mod tests {
     }
 
     #[test]
+    fn integer_ids_of_every_length_read_as_serde_json_reads_them() {
+        // Up to eighteen digits an id is read digit by digit, beyond that
+        // by the general parse: both must agree with serde_json.
+        for digits in 1..=20 {
+            for lead in ["1", "9"] {
+                let id = format!("{lead}{}", "0".repeat(digits - 1));
+                let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+                let expected = serde_json::from_str::<i64>(&id).ok();
+                let found = match classify_str(&text) {
+                    Inbound::Single(Message::Request(request)) => request.id.as_number(),
+                    _ => None,
+                };
+                assert_eq!(found, expected, "{id}");
+            }
+        }
+    }
+
+    #[test]
     fn ids_are_read_as_serde_json_reads_numbers() {
         let cases = [
             ("-0", "found a number with a fraction or an exponent"),
@@ -276,6 +294,7 @@ mod tests {
                 "-9223372036854775809",
                 "found a number with a fraction or an exponent",
             ),
+            ("9223372036854775808", "beyond the 64-bit range"),
         ];
         for (id, ending) in cases {
             let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);

@@ -14,28 +14,12 @@ use wide::u8x16;
 pub(crate) const BLOCK: usize = 64;
 
 /// The index of the first `needle` in `haystack`.
+///
+/// `memchr` picks AVX2 at run time and ends without a byte-by-byte tail:
+/// for a line of a few hundred bytes it costs about a third of the
+/// instructions of a block search compiled for the default target.
 pub(crate) fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
-    let mut blocks = haystack.chunks_exact(BLOCK);
-    let mut offset = 0;
-    for block in &mut blocks {
-        // A byte accumulator, not a `bool`, is what the compiler vectorizes.
-        let mut found = 0u8;
-        for &byte in block {
-            found |= u8::from(byte == needle);
-        }
-        if found != 0 {
-            return block
-                .iter()
-                .position(|&byte| byte == needle)
-                .map(|at| offset + at);
-        }
-        offset += BLOCK;
-    }
-    blocks
-        .remainder()
-        .iter()
-        .position(|&byte| byte == needle)
-        .map(|at| offset + at)
+    memchr::memchr(needle, haystack)
 }
 
 /// Whether `bytes` contains `\n` or `\r`.
@@ -130,6 +114,63 @@ pub(crate) fn find_string_special(bytes: &[u8], from: usize) -> usize {
         at += 8;
         clean_words += 1;
     }
+}
+
+/// Bytes in one lane: the width of an SSE2 vector, which the default
+/// target always has.
+pub(crate) const LANE: usize = 16;
+
+/// For the sixteen bytes of `bytes` from `at`, bit `i` set when byte
+/// `at + i` is a quote, a backslash or a control byte, or lies past the
+/// end of `bytes`: a string search that stops there finds no byte at that
+/// index, so the text ended.
+///
+/// A lane is three compares, a minimum and one movemask. Near the end of
+/// the text, the last sixteen bytes are read instead and the bits shifted
+/// into place, so that the last string of a message (often followed by
+/// only a few closing brackets) costs one more shift, not a copy.
+#[inline(always)]
+pub(crate) fn string_special_lane_bits(bytes: &[u8], at: usize) -> u32 {
+    if let Some(lane) = bytes
+        .get(at..at.saturating_add(LANE))
+        .and_then(|lane| lane.first_chunk::<LANE>())
+    {
+        return string_special_lane(u8x16::new(*lane));
+    }
+    tail_lane_bits(bytes, at)
+}
+
+/// [`string_special_lane_bits`] where fewer than sixteen bytes are left.
+fn tail_lane_bits(bytes: &[u8], at: usize) -> u32 {
+    let left = bytes.len().saturating_sub(at);
+    // Every bit from `left` up: those bytes are past the end.
+    let past_end = u32::MAX.checked_shl(left as u32).unwrap_or(0);
+    let window_start = bytes.len().saturating_sub(LANE);
+    let window = bytes
+        .get(window_start..)
+        .and_then(|window| window.first_chunk::<LANE>());
+    let found = match window {
+        // The window ends where the text does; the lane's first byte is
+        // `at - window_start` bytes into it.
+        Some(window) => string_special_lane(u8x16::new(*window))
+            .checked_shr((at - window_start) as u32)
+            .unwrap_or(0),
+        // A text shorter than a lane: byte by byte.
+        None => bytes
+            .get(at..)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|(_, byte)| is_string_special(**byte))
+            .fold(0, |bits, (index, _)| bits | 1 << index),
+    };
+    found | past_end
+}
+
+/// Bit `i` set when byte `i` of `lane` is string-special.
+#[inline(always)]
+fn string_special_lane(lane: u8x16) -> u32 {
+    is_string_special_lane(lane).to_bitmask()
 }
 
 /// A mask with bit `i` set when `test` marks byte `i` of `block`: `test`
@@ -277,6 +318,30 @@ mod tests {
                     }
                     assert_eq!(find_string_special(&text, 0), at, "{len} {at} {special}");
                     assert_eq!(find_string_special(&text, at), at, "{len} {at} {special}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lane_bits_mark_special_bytes_and_everything_past_the_end() {
+        // Texts shorter than a lane, around one and two lanes, and longer;
+        // starts up to past the end, where every bit must be set.
+        for len in [0, 1, 7, 15, 16, 17, 31, 32, 33, 40] {
+            for special_at in 0..=len {
+                let mut text: Vec<u8> = (0..len).map(|index| b'a' + (index % 26) as u8).collect();
+                if let Some(byte) = text.get_mut(special_at) {
+                    *byte = [b'"', b'\\', 0x00, 0x1f][special_at % 4];
+                }
+                for at in 0..len + 20 {
+                    let expected =
+                        (0..32u32).fold(0u32, |bits, index| match text.get(at + index as usize) {
+                            Some(&byte) if !is_string_special(byte) => bits,
+                            _ => bits | 1 << index,
+                        });
+                    let found = string_special_lane_bits(&text, at);
+                    // Only the lane's sixteen bits are promised past the text's end too.
+                    assert_eq!(found & 0xffff, expected & 0xffff, "{len} {special_at} {at}");
                 }
             }
         }

@@ -1,5 +1,5 @@
 //! Finding where a JSON string ends, with its escapes checked, a block of
-//! 64 bytes at a time.
+//! 64 bytes at a time (short strings: a 16-byte lane at a time).
 //!
 //! Strings carry the bulk of a message (file contents, tool output), and
 //! text has an escape every few dozen bytes (line breaks, quotes), so a
@@ -16,8 +16,7 @@
 use wide::u8x16;
 
 use crate::scan::{
-    BLOCK, block_lanes, find_control_byte, find_string_special, gather, lane_mask,
-    string_special_bits,
+    BLOCK, LANE, block_lanes, find_control_byte, gather, lane_mask, string_special_lane_bits,
 };
 
 /// For each byte after a backslash, the length of the escape it starts:
@@ -55,10 +54,11 @@ pub(crate) enum StringEnd {
     Paused { at: usize, escaped: bool },
 }
 
-/// How many escape-free bytes of a string the word-at-a-time search reads
-/// before going block by block: member names and short values end sooner,
-/// and for them a whole-block mask would cost more than it saves.
-const WORD_BYTES_BEFORE_BLOCKS: usize = 32;
+/// How many bytes of a string the lane-at-a-time search reads before
+/// going block by block: member names and short values (ids, method
+/// names, a sentence of text) end sooner, and for them a block's four
+/// masks would cost more than they save.
+const LANE_BYTES_BEFORE_BLOCKS: usize = 128;
 
 /// How many clean blocks in a row (no quote, backslash or control byte)
 /// make the search hand the rest of the run to `memchr2`. Text with an
@@ -260,46 +260,87 @@ pub(crate) fn find_string_end(bytes: &[u8], from: usize) -> StringEnd {
 /// block or so further) so that the caller can copy what was read while
 /// it is still in cache.
 ///
-/// Short strings are searched a word at a time. Past the first few dozen
-/// bytes the search goes by 64-byte blocks ([`search_blocks`]): a block
-/// with hits gets bit masks, read in one go when its escapes are simple
-/// and otherwise walked hit by hit, and long clean runs go to `memchr2`.
+/// Short strings are searched sixteen bytes at a time ([`search_lanes`]).
+/// Past the first hundred bytes or so the search goes by 64-byte blocks
+/// ([`search_blocks`]): a block with hits gets bit masks, read in one go
+/// when its escapes are simple and otherwise walked hit by hit, and long
+/// clean runs go to `memchr2`.
+#[inline(always)]
 pub(crate) fn find_string_end_pausing(bytes: &[u8], from: usize, pause_at: usize) -> StringEnd {
-    let mut at = from;
+    // Most strings of an envelope (member names, versions, method names,
+    // ids) end in their first lane without an escape: that case is settled
+    // where the search is called, and everything else out of line.
+    let hits = string_special_lane_bits(bytes, from);
+    if hits != 0 {
+        let hit = from + hits.trailing_zeros() as usize;
+        if bytes.get(hit) == Some(&b'"') {
+            return StringEnd::Closed {
+                quote: hit,
+                escaped: false,
+            };
+        }
+    }
+    find_string_end_slow(bytes, from, pause_at)
+}
+
+/// [`find_string_end_pausing`] past its first lane's quick answer.
+#[inline(never)]
+fn find_string_end_slow(bytes: &[u8], from: usize, pause_at: usize) -> StringEnd {
     let mut escaped = false;
-    // The word search: until the string ends or proves long.
-    while at < from + WORD_BYTES_BEFORE_BLOCKS {
-        let Some(word) = bytes
-            .get(at..at + 8)
-            .and_then(|word| word.first_chunk::<8>())
-        else {
-            return finish_string_tail(bytes, at, escaped);
-        };
-        let hits = string_special_bits(u64::from_le_bytes(*word));
+    match search_lanes(
+        bytes,
+        from,
+        &mut escaped,
+        from.saturating_add(LANE_BYTES_BEFORE_BLOCKS),
+    ) {
+        BlockOutcome::Ends(end) => end,
+        BlockOutcome::Continues(at) => search_blocks(bytes, at, escaped, pause_at),
+    }
+}
+
+/// Searches a string two lanes (32 bytes) at a time from `at` until it
+/// ends or the search reaches `limit`; `escaped` tells, and is updated
+/// with, whether the string held an escape.
+///
+/// Each lane costs three compares, a minimum and a movemask, against four
+/// times that and the mask bookkeeping for a block: short strings, the
+/// dozen member names and scalars of an envelope, end in their first lane.
+/// The search stops at every escape, which suits short text; prose with an
+/// escape every few dozen bytes is read faster by the blocks. Past the end
+/// of the text the lane's bits are set ([`string_special_lane_bits`]): the
+/// search stops at an index the text does not have, and the string is
+/// unterminated.
+#[inline(always)]
+fn search_lanes(bytes: &[u8], mut at: usize, escaped: &mut bool, limit: usize) -> BlockOutcome {
+    while at < limit {
+        // Two lanes a step halve the loop's own work; where the first lane
+        // reaches past the text, its bits cover the second too.
+        let hits = string_special_lane_bits(bytes, at)
+            | string_special_lane_bits(bytes, at + LANE) << LANE;
         if hits == 0 {
-            at += 8;
+            at += 2 * LANE;
             continue;
         }
-        // The bit index of a byte's high bit, divided by eight, is the byte's index.
-        let hit = at + (hits.trailing_zeros() / 8) as usize;
+        let hit = at + hits.trailing_zeros() as usize;
         match bytes.get(hit) {
             Some(b'"') => {
-                return StringEnd::Closed {
+                return BlockOutcome::Ends(StringEnd::Closed {
                     quote: hit,
-                    escaped,
-                };
+                    escaped: *escaped,
+                });
             }
             Some(b'\\') => match escape_length(bytes, hit) {
                 Ok(length) => {
-                    escaped = true;
+                    *escaped = true;
                     at = hit + length;
                 }
-                Err(end) => return end,
+                Err(end) => return BlockOutcome::Ends(end),
             },
-            _ => return StringEnd::Control(hit),
+            Some(_) => return BlockOutcome::Ends(StringEnd::Control(hit)),
+            None => return BlockOutcome::Ends(StringEnd::Unterminated),
         }
     }
-    search_blocks(bytes, at, escaped, pause_at)
+    BlockOutcome::Continues(at)
 }
 
 /// Goes on with a search that returned [`StringEnd::Paused`] at `at`.
@@ -400,22 +441,13 @@ fn skip_plain_run(bytes: &[u8], from: usize, pause_at: usize) -> Result<usize, u
 }
 
 /// Finishes a string body in the last bytes of the text, where no whole
-/// word or block is left.
-fn finish_string_tail(bytes: &[u8], mut at: usize, mut escaped: bool) -> StringEnd {
-    loop {
-        at = find_string_special(bytes, at);
-        match bytes.get(at) {
-            Some(b'"') => return StringEnd::Closed { quote: at, escaped },
-            Some(b'\\') => match escape_length(bytes, at) {
-                Ok(length) => {
-                    escaped = true;
-                    at += length;
-                }
-                Err(end) => return end,
-            },
-            Some(_) => return StringEnd::Control(at),
-            None => return StringEnd::Unterminated,
-        }
+/// block is left: a few lanes, the last one padded.
+fn finish_string_tail(bytes: &[u8], at: usize, mut escaped: bool) -> StringEnd {
+    match search_lanes(bytes, at, &mut escaped, usize::MAX) {
+        BlockOutcome::Ends(end) => end,
+        // Without a limit the search only stops where the string ends: at
+        // the latest, the lane past the end of the text finds its padding.
+        BlockOutcome::Continues(_) => StringEnd::Unterminated,
     }
 }
 
@@ -554,9 +586,9 @@ mod tests {
     }
 
     /// Where the search stops reading blocks and hands a clean run to
-    /// `memchr2`: after the word search and the clean blocks before it.
+    /// `memchr2`: after the lane search and the clean blocks before it.
     const MEMCHR_FROM: usize =
-        WORD_BYTES_BEFORE_BLOCKS + CLEAN_BLOCKS_BEFORE_MEMCHR as usize * BLOCK;
+        LANE_BYTES_BEFORE_BLOCKS + CLEAN_BLOCKS_BEFORE_MEMCHR as usize * BLOCK;
 
     /// Text of `length` bytes without string-special bytes, with two- and
     /// three-byte characters so that pieces split characters.

@@ -150,9 +150,18 @@ impl<'a> Cursor<'a> {
     }
 
     /// The next byte after whitespace, not consumed.
+    ///
+    /// Compact JSON has no whitespace between tokens, so one comparison
+    /// settles most calls before the whitespace loop.
+    #[inline]
     pub(crate) fn peek(&mut self) -> Option<u8> {
-        self.skip_whitespace();
-        self.bytes().get(self.at).copied()
+        match self.bytes().get(self.at) {
+            Some(&byte) if byte > b' ' => Some(byte),
+            _ => {
+                self.skip_whitespace();
+                self.bytes().get(self.at).copied()
+            }
+        }
     }
 
     /// Consumes `byte` after whitespace, or fails with `expected`.
@@ -198,6 +207,10 @@ impl<'a> Cursor<'a> {
         }
         self.skip_whitespace();
         let start = self.at;
+        if self.text.len().saturating_sub(start) <= COPY_PIECE {
+            // The scan cannot outrun the cache: copy after it, in one go.
+            return self.raw_text().map(Box::from);
+        }
         self.copy = Some(PayloadCopy {
             start,
             text: String::new(),
@@ -309,6 +322,10 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips a member name and the colon after it.
+    ///
+    /// Inlined into [`skip_value`](Self::skip_value): as a call, saving and
+    /// restoring registers cost as much as reading a short name.
+    #[inline(always)]
     fn skip_key(&mut self) -> Result<(), SyntaxError> {
         self.expect(b'"', "expected a member name")?;
         self.skip_string_body()?;
@@ -358,15 +375,28 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a string at the cursor (on its opening quote).
+    ///
+    /// Inlined where names and scalars are read, with the decoding of
+    /// escapes out of line: a call that saves and restores the registers
+    /// that decoding needs cost more than the search for a short string.
+    #[inline(always)]
     pub(crate) fn string(&mut self) -> Result<Cow<'a, str>, SyntaxError> {
         let start = self.at;
         self.at += 1;
         let escaped = self.skip_string_body()?;
-        let quoted = self.text.get(start..self.at).unwrap_or_default();
         if !escaped {
-            let inner = quoted.get(1..quoted.len().saturating_sub(1));
+            // Between the quotes, which are ASCII: always a character range.
+            let inner = self.text.get(start + 1..self.at.saturating_sub(1));
             return Ok(Cow::Borrowed(inner.unwrap_or_default()));
         }
+        self.escaped_string(start)
+    }
+
+    /// Decodes the string from `start` (its opening quote) to the cursor,
+    /// which holds an escape.
+    #[inline(never)]
+    fn escaped_string(&self, start: usize) -> Result<Cow<'a, str>, SyntaxError> {
+        let quoted = self.text.get(start..self.at).unwrap_or_default();
         // Escapes are rare in the members an envelope reads; serde_json
         // decodes them, pairing surrogates (a lone one is refused).
         serde_json::from_str::<String>(quoted)
@@ -528,6 +558,14 @@ impl<'a> Cursor<'a> {
 /// that fits an `i64` (or a `u64`, then `Huge`), otherwise a float; `None`
 /// when the float is out of range.
 fn number_probe(text: &str) -> Option<Probe<'static>> {
+    // Ids are mostly small non-negative integers: eighteen digits always
+    // fit an `i64`, and the grammar has already refused leading zeros.
+    if text.len() <= 18 && text.bytes().all(|byte| byte.is_ascii_digit()) {
+        let value = text
+            .bytes()
+            .fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
+        return Some(Probe::Integer(value));
+    }
     let is_integer = !text.contains(['.', 'e', 'E']);
     if is_integer {
         let (negative, digits) = match text.strip_prefix('-') {
