@@ -6,15 +6,17 @@
 //! 64 KiB of text. This writer finds the bytes that need escaping with the
 //! codec's string scanner, copies each clean run once and escapes only the
 //! specials. Everything else (numbers, maps, enums) follows serde_json's
-//! compact format exactly; floats and map keys are written by serde_json
-//! itself. The output is built as a `String` from `&str` pieces, so it
+//! compact format exactly (map keys by its rules, in `json_key.rs`);
+//! floats are written by serde_json itself. The output is built as a `String` from `&str` pieces, so it
 //! never needs a UTF-8 check.
 
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 use serde::ser::{self, Error as _, Serialize};
 
-use crate::scan::find_string_special;
+use crate::json_key::write_key;
+use crate::scan::{find_string_special, string_special_bits};
 
 /// The struct name through which `serde_json::value::RawValue` serializes
 /// its text (one field holding the JSON text, written as it is).
@@ -40,16 +42,70 @@ pub fn to_json_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serde_js
 ///
 /// As [`to_json_vec`].
 pub fn to_json_string<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
-    let mut out = String::with_capacity(256);
-    value.serialize(&mut JsonWriter {
-        out: &mut out,
-        key_scratch: Vec::new(),
-    })?;
-    Ok(out)
+    // A nested call (a `Serialize` that encodes something itself) finds
+    // the cell empty and starts a buffer of its own, which is correct.
+    let mut out = SCRATCH.try_with(Cell::take).unwrap_or_default();
+    out.clear();
+    out.reserve(FIRST_CAPACITY);
+    if let Err(error) = value.serialize(&mut JsonWriter { out: &mut out }) {
+        keep_scratch(out);
+        return Err(error);
+    }
+    if out.len() > COPY_LIMIT {
+        return Ok(out);
+    }
+    // Allocated at its exact size, so that keeping it as a `Box<str>` (as
+    // `RawJson` does) does not shrink it with a `realloc`.
+    let text = String::from(out.as_str());
+    keep_scratch(out);
+    Ok(text)
+}
+
+thread_local! {
+    /// The buffer small outputs are written into before being copied out,
+    /// kept from one call to the next on each thread.
+    static SCRATCH: Cell<String> = const { Cell::new(String::new()) };
+}
+
+/// The room an output starts with: a small message fits.
+const FIRST_CAPACITY: usize = 256;
+
+/// The longest output copied out of the scratch buffer; a longer one is
+/// handed over as it is, since copying it would cost more than the
+/// `realloc` that fits it (and the buffer would stay that large).
+const COPY_LIMIT: usize = 4 * 1024;
+
+/// Puts `buffer` back for the next call on this thread, unless it grew
+/// past what is worth keeping.
+fn keep_scratch(buffer: String) {
+    if buffer.capacity() <= 4 * COPY_LIMIT {
+        // Only fails while the thread is being torn down: the buffer is
+        // then dropped, which is all that matters.
+        let _ = SCRATCH.try_with(|cell| cell.set(buffer));
+    }
 }
 
 /// Appends `text` as a JSON string, quotes included.
+///
+/// Inlined where it is called for the sake of short clean strings (field
+/// names, tags, enum names), which are most of the strings of a message;
+/// the rest goes to [`write_escaped_runs`].
+#[inline]
 pub(crate) fn write_escaped_str(out: &mut String, text: &str) {
+    if is_short_and_clean(text.as_bytes()) {
+        out.reserve(text.len() + 2);
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        write_escaped_runs(out, text);
+    }
+}
+
+/// Appends `text` as a JSON string, quotes included, copying each run of
+/// bytes that need no escape at once.
+#[inline(never)]
+fn write_escaped_runs(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     // Room for the quotes, some escapes and what closes the enclosing
     // values: reserving the bare length made the closing `}` of a message
@@ -68,6 +124,43 @@ pub(crate) fn write_escaped_str(out: &mut String, text: &str) {
         from = special + 1;
     }
     out.push('"');
+}
+
+/// Whether `bytes` is at most sixteen bytes long and holds nothing to
+/// escape. One or two word tests decide it, on words read so that they
+/// cover every byte (overlapping when the length is not a multiple of a
+/// word), where the scanner would go through a string shorter than a
+/// word one byte at a time (~10 instructions per byte).
+#[inline]
+fn is_short_and_clean(bytes: &[u8]) -> bool {
+    let word = match bytes.len() {
+        0 => return true,
+        1..4 => {
+            // The first, middle and last bytes are all of them.
+            match (bytes.first(), bytes.get(bytes.len() / 2), bytes.last()) {
+                (Some(&head), Some(&middle), Some(&tail)) => {
+                    u64::from_le_bytes([head, middle, tail, tail, tail, tail, tail, tail])
+                }
+                _ => return false,
+            }
+        }
+        4..8 => match (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+            (Some(head), Some(tail)) => {
+                u64::from(u32::from_le_bytes(*head)) | u64::from(u32::from_le_bytes(*tail)) << 32
+            }
+            _ => return false,
+        },
+        8..=16 => match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+            (Some(head), Some(tail)) => {
+                return string_special_bits(u64::from_le_bytes(*head))
+                    | string_special_bits(u64::from_le_bytes(*tail))
+                    == 0;
+            }
+            _ => return false,
+        },
+        _ => return false,
+    };
+    string_special_bits(word) == 0
 }
 
 /// Appends the escape of `byte`, a quote, a backslash or a control byte.
@@ -92,13 +185,19 @@ fn write_escape(out: &mut String, byte: u8) {
 }
 
 /// Appends an integer: its decimal form, as serde_json's `itoa` writes it.
-fn write_integer(out: &mut String, value: impl std::fmt::Display) -> Result<(), serde_json::Error> {
+pub(crate) fn write_integer(
+    out: &mut String,
+    value: impl std::fmt::Display,
+) -> Result<(), serde_json::Error> {
     write!(out, "{value}").map_err(|error| serde_json::Error::custom(error.to_string()))
 }
 
 /// Appends what serde_json writes for a float (its own shortest form,
 /// `null` when not finite). Floats are rare in MCP messages.
-fn write_float<T: Serialize>(out: &mut String, value: T) -> Result<(), serde_json::Error> {
+pub(crate) fn write_float<T: Serialize>(
+    out: &mut String,
+    value: T,
+) -> Result<(), serde_json::Error> {
     out.push_str(&serde_json::to_string(&value)?);
     Ok(())
 }
@@ -106,8 +205,6 @@ fn write_float<T: Serialize>(out: &mut String, value: T) -> Result<(), serde_jso
 /// The serializer: appends to `out`.
 struct JsonWriter<'o> {
     out: &'o mut String,
-    /// Reused for map keys, which serde_json's own rules write.
-    key_scratch: Vec<u8>,
 }
 
 /// How a compound value closes.
@@ -133,8 +230,15 @@ struct Compound<'a, 'o> {
 }
 
 impl<'a, 'o> Compound<'a, 'o> {
-    fn open(writer: &'a mut JsonWriter<'o>, opening: &str, close: Close) -> Self {
-        writer.out.push_str(opening);
+    /// Writes the opening bracket of a value that closes as `close` (a
+    /// variant's `{"variant":` is written before). Brackets are pushed as
+    /// characters: a one-byte `push_str` is a call to `memcpy`.
+    fn open(writer: &'a mut JsonWriter<'o>, close: Close) -> Self {
+        match close {
+            Close::Array | Close::VariantArray => writer.out.push('['),
+            Close::Object | Close::VariantObject => writer.out.push('{'),
+            Close::Raw => {}
+        }
         Compound {
             writer,
             first: true,
@@ -170,14 +274,20 @@ impl<'a, 'o> Compound<'a, 'o> {
     }
 
     fn finish(self) {
-        let closing = match self.close {
-            Close::Array => "]",
-            Close::Object => "}",
-            Close::VariantArray => "]}",
-            Close::VariantObject => "}}",
-            Close::Raw => "",
-        };
-        self.writer.out.push_str(closing);
+        let out = &mut *self.writer.out;
+        match self.close {
+            Close::Array => out.push(']'),
+            Close::Object => out.push('}'),
+            Close::VariantArray => {
+                out.push(']');
+                out.push('}');
+            }
+            Close::VariantObject => {
+                out.push('}');
+                out.push('}');
+            }
+            Close::Raw => {}
+        }
     }
 }
 
@@ -337,7 +447,7 @@ impl<'a, 'o> ser::Serializer for &'a mut JsonWriter<'o> {
     }
 
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a, 'o>, serde_json::Error> {
-        Ok(Compound::open(self, "[", Close::Array))
+        Ok(Compound::open(self, Close::Array))
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Compound<'a, 'o>, serde_json::Error> {
@@ -360,11 +470,11 @@ impl<'a, 'o> ser::Serializer for &'a mut JsonWriter<'o> {
         _len: usize,
     ) -> Result<Compound<'a, 'o>, serde_json::Error> {
         open_variant(self.out, variant);
-        Ok(Compound::open(self, "[", Close::VariantArray))
+        Ok(Compound::open(self, Close::VariantArray))
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a, 'o>, serde_json::Error> {
-        Ok(Compound::open(self, "{", Close::Object))
+        Ok(Compound::open(self, Close::Object))
     }
 
     fn serialize_struct(
@@ -373,9 +483,9 @@ impl<'a, 'o> ser::Serializer for &'a mut JsonWriter<'o> {
         _len: usize,
     ) -> Result<Compound<'a, 'o>, serde_json::Error> {
         if name == RAW_VALUE_TOKEN {
-            return Ok(Compound::open(self, "", Close::Raw));
+            return Ok(Compound::open(self, Close::Raw));
         }
-        Ok(Compound::open(self, "{", Close::Object))
+        Ok(Compound::open(self, Close::Object))
     }
 
     fn serialize_struct_variant(
@@ -386,7 +496,7 @@ impl<'a, 'o> ser::Serializer for &'a mut JsonWriter<'o> {
         _len: usize,
     ) -> Result<Compound<'a, 'o>, serde_json::Error> {
         open_variant(self.out, variant);
-        Ok(Compound::open(self, "{", Close::VariantObject))
+        Ok(Compound::open(self, Close::VariantObject))
     }
 }
 
@@ -425,25 +535,27 @@ impl ser::SerializeMap for Compound<'_, '_> {
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), serde_json::Error> {
         self.separate();
-        // serde_json's own key rules (strings, and numbers, booleans and
-        // unit variants quoted; anything else refused), into a scratch
-        // buffer: keys are short.
-        let scratch = &mut self.writer.key_scratch;
-        scratch.clear();
-        let mut map = serde_json::Serializer::new(&mut *scratch);
-        let mut entry = ser::Serializer::serialize_map(&mut map, Some(1))?;
-        ser::SerializeMap::serialize_key(&mut entry, key)?;
-        // `{"key"` without its opening brace: serde_json wrote UTF-8.
-        let key = std::str::from_utf8(scratch.get(1..).unwrap_or_default())
-            .map_err(|error| serde_json::Error::custom(error.to_string()))?;
-        self.writer.out.push_str(key);
-        Ok(())
+        write_key(self.writer.out, key)
     }
 
     fn serialize_value<T: Serialize + ?Sized>(
         &mut self,
         value: &T,
     ) -> Result<(), serde_json::Error> {
+        self.writer.out.push(':');
+        value.serialize(&mut *self.writer)
+    }
+
+    /// The whole entry in one call: what serde's `flatten` and internal
+    /// tags use for every field.
+    #[inline]
+    fn serialize_entry<K: Serialize + ?Sized, V: Serialize + ?Sized>(
+        &mut self,
+        key: &K,
+        value: &V,
+    ) -> Result<(), serde_json::Error> {
+        self.separate();
+        write_key(self.writer.out, key)?;
         self.writer.out.push(':');
         value.serialize(&mut *self.writer)
     }
@@ -563,10 +675,54 @@ mod tests {
     }
 
     #[test]
-    fn keys_serde_json_refuses_are_refused() {
-        let mut map = BTreeMap::new();
-        map.insert(vec![1u8], 1);
-        assert!(to_json_vec(&map).is_err());
-        assert!(serde_json::to_vec(&map).is_err());
+    fn short_strings_are_escaped_as_serde_json_escapes_them() {
+        // The word tests of `is_short_and_clean` cover lengths 0 to 16:
+        // every length around them, clean, and with each byte that needs
+        // an escape (and some that do not) at every position.
+        let specials = (0u8..0x20).chain([b'"', b'\\']).map(char::from);
+        let ordinary = [' ', '!', '#', '[', ']', '\u{7f}', 'é', '€', '😀'];
+        for length in 0..=18 {
+            same_as_serde_json(&"k".repeat(length));
+            for special in specials.clone().chain(ordinary) {
+                for at in 0..=length {
+                    let mut text = "k".repeat(length);
+                    text.insert(at, special);
+                    same_as_serde_json(&text);
+                }
+            }
+        }
+    }
+
+    /// Serializes as a string holding its own JSON text, written by
+    /// `to_json_string` while the outer call is under way.
+    struct Nested(Vec<String>);
+
+    impl Serialize for Nested {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let inner = to_json_string(&self.0).map_err(ser::Error::custom)?;
+            serializer.serialize_str(&inner)
+        }
+    }
+
+    #[test]
+    fn outputs_of_every_size_and_nested_calls_match_serde_json() {
+        // Around the scratch buffer's copy limit, then small again (the
+        // buffer was handed over with the large output), then nested.
+        let lengths = [0, 10, COPY_LIMIT - 2, COPY_LIMIT, 5 * COPY_LIMIT, 20];
+        for length in lengths {
+            same_as_serde_json(&"s".repeat(length));
+            same_as_serde_json(&json!({"text": "t".repeat(length), "n": length}));
+        }
+        let nested = Nested(vec!["a\"b".to_owned(), "c".repeat(2 * COPY_LIMIT)]);
+        same_as_serde_json(&json!({"outer": [1, 2]}));
+        let ours = to_json_string(&(1, &nested, "after")).unwrap();
+        let theirs = serde_json::to_string(&(1, &nested, "after")).unwrap();
+        assert_eq!(ours, theirs);
+        same_as_serde_json(&Nested(vec!["small".to_owned()]));
+        // A failed call leaves nothing behind for the next one.
+        let refused_key = BTreeMap::from([(vec![1u8], "half written")]);
+        assert!(to_json_string(&json!({"a": "b"})).is_ok());
+        assert!(to_json_string(&refused_key).is_err());
+        same_as_serde_json(&json!({"after": "a failure"}));
     }
 }

@@ -72,6 +72,7 @@ mod decode;
 mod encode;
 mod error;
 mod id;
+mod json_key;
 mod json_writer;
 mod line_queue;
 pub mod memory;
