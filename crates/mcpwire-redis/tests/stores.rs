@@ -1,6 +1,6 @@
-//! The Redis stores against a real `redis-server`, with the semantics the
-//! in-memory defaults of mcpwire-http have (same assertions as their unit
-//! tests), plus what only a shared store shows: two instances see one
+//! The Redis stores against a real `redis-server`: mcpwire-http's store
+//! contract (`server::store_contract`, the checks the in-memory defaults
+//! run too), plus what only a shared store shows: two instances see one
 //! state, keys carry TTLs, and a Redis restart gives prompt errors and
 //! then recovery.
 
@@ -19,6 +19,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use mcpwire_http::server::{
     Envelope, EventStore, MessageBus, SessionId, SessionStore, StoredEvent, StreamEvent, StreamKey,
+    store_contract,
 };
 use mcpwire_redis::RedisStores;
 use mcpwire_types::ProtocolVersion;
@@ -46,25 +47,7 @@ async fn next<S: futures_util::Stream + Unpin>(stream: &mut S) -> Option<S::Item
 async fn event_store_replays_only_the_named_stream_after_the_given_event() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().events;
-    let s = id("s");
-    store.create_session(&s).await.unwrap();
-    let one = StreamKey::new(s.clone(), 1);
-    let two = StreamKey::new(s.clone(), 2);
-    store.open(&one).await.unwrap();
-    store.open(&two).await.unwrap();
-    for seq in 1..=3 {
-        store.append(&one, event(seq)).await.unwrap();
-        store.append(&two, event(seq)).await.unwrap();
-    }
-    store.finish(&one).await.unwrap();
-    let replay = store.replay(&one, Some(1)).await.unwrap().unwrap();
-    assert_eq!(replay.events, vec![event(2), event(3)]);
-    assert!(replay.finished);
-    assert!(!store.replay(&two, Some(3)).await.unwrap().unwrap().finished);
-    assert_eq!(store.count().await.unwrap(), 6);
-    store.remove_session(&s).await.unwrap();
-    assert_eq!(store.count().await.unwrap(), 0);
-    assert_eq!(store.replay(&one, Some(0)).await.unwrap(), None);
+    store_contract::event_store_replays_only_the_named_stream_after_the_given_event(&*store).await;
 }
 
 #[tokio::test]
@@ -72,54 +55,24 @@ async fn event_store_retention_is_bounded_per_stream_and_per_session() {
     let redis = RedisServer::start();
     let config = redis.config().retention(3, 5);
     let store = RedisStores::connect(config).await.unwrap().events;
-    let s = id("s");
-    store.create_session(&s).await.unwrap();
-    let one = StreamKey::new(s.clone(), 1);
-    let two = StreamKey::new(s.clone(), 2);
-    store.open(&one).await.unwrap();
-    store.open(&two).await.unwrap();
-    for seq in 1..=10 {
-        store.append(&one, event(seq)).await.unwrap();
-    }
-    let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
-    assert_eq!(kept, vec![event(8), event(9), event(10)]);
-    for seq in 1..=3 {
-        store.append(&two, event(seq)).await.unwrap();
-    }
-    // Six events exceed the session's five: stream one's oldest goes.
-    assert_eq!(store.count().await.unwrap(), 5);
-    let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
-    assert_eq!(kept, vec![event(9), event(10)]);
-    store.forget(&two).await.unwrap();
-    assert_eq!(store.count().await.unwrap(), 2);
-    assert_eq!(store.replay(&two, None).await.unwrap(), None);
+    store_contract::event_store_retention_is_bounded_per_stream_and_per_session(&*store).await;
 }
 
 #[tokio::test]
 async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().events;
-    let key = StreamKey::new(id("gone"), 1);
-    store.open(&key).await.unwrap();
-    store.append(&key, event(1)).await.unwrap();
-    assert_eq!(store.count().await.unwrap(), 0);
-    assert_eq!(store.replay(&key, None).await.unwrap(), None);
+    store_contract::event_store_ignores_writes_for_sessions_it_does_not_know(&*store).await;
 }
 
 #[tokio::test]
 async fn standalone_replay_without_an_id_starts_after_the_delivery_mark() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().events;
-    let s = id("s");
-    store.create_session(&s).await.unwrap();
-    let standalone = StreamKey::new(s, 0);
-    for seq in 1..=4 {
-        store.append(&standalone, event(seq)).await.unwrap();
-    }
-    store.mark_delivered(&standalone, 2).await.unwrap();
-    store.mark_delivered(&standalone, 1).await.unwrap();
-    let replay = store.replay(&standalone, None).await.unwrap().unwrap();
-    assert_eq!(replay.events, vec![event(3), event(4)]);
+    store_contract::event_store_standalone_replay_without_an_id_starts_after_the_delivery_mark(
+        &*store,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -150,30 +103,16 @@ async fn every_event_key_carries_a_ttl() {
     }
 }
 
+/// Real time: Redis keeps the idle deadlines on its own clock.
 #[tokio::test]
 async fn session_store_expires_idle_sessions_and_touch_refreshes() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().sessions;
-    let (a, b) = (id("a"), id("b"));
-    let idle = Duration::from_millis(600);
-    store.create(&a, idle).await.unwrap();
-    store.create(&b, idle).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(350)).await;
-    assert!(store.touch(&a, idle).await.unwrap().is_some());
-    tokio::time::sleep(Duration::from_millis(350)).await;
-    assert_eq!(store.touch(&b, idle).await.unwrap(), None);
-    assert_eq!(store.get(&b).await.unwrap(), None);
-    assert_eq!(store.take_expired().await.unwrap(), vec![b.clone()]);
-    assert!(store.get(&a).await.unwrap().is_some());
-    assert_eq!(store.next_stream(&a).await.unwrap(), Some(1));
-    assert_eq!(store.next_stream(&a).await.unwrap(), Some(2));
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    assert_eq!(store.touch(&a, idle).await.unwrap(), None);
-    assert_eq!(store.next_stream(&a).await.unwrap(), None);
-    // Held until swept.
-    assert_eq!(store.count().await.unwrap(), 1);
-    assert_eq!(store.take_expired().await.unwrap(), vec![a]);
-    assert_eq!(store.count().await.unwrap(), 0);
+    store_contract::session_store_expires_idle_sessions_and_touch_refreshes(
+        &*store,
+        Duration::from_millis(600),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -209,22 +148,7 @@ async fn session_records_are_shared_between_instances() {
 async fn bus_replaces_a_stream_connection_and_reports_absent_ones() {
     let redis = RedisServer::start();
     let bus = RedisStores::connect(redis.config()).await.unwrap().bus;
-    let s = id("s");
-    let mut inbox = bus.register(&s, 4).await.unwrap();
-    let key = StreamKey::new(s.clone(), 1);
-    assert!(!bus.publish(&key, StreamEvent::End).await.unwrap());
-    let mut first = bus.subscribe(&key, 4).await.unwrap();
-    let mut second = bus.subscribe(&key, 4).await.unwrap();
-    assert_eq!(next(&mut first).await, None);
-    assert!(bus.publish(&key, StreamEvent::Pause).await.unwrap());
-    assert_eq!(next(&mut second).await, Some(StreamEvent::Pause));
-    let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
-    assert!(bus.deliver(&s, envelope.clone()).await.unwrap());
-    assert_eq!(next(&mut inbox).await, Some(envelope.clone()));
-    bus.close(&s).await.unwrap();
-    assert_eq!(next(&mut inbox).await, None);
-    assert_eq!(next(&mut second).await, None);
-    assert!(!bus.deliver(&s, envelope).await.unwrap());
+    store_contract::message_bus_replaces_a_stream_connection_and_reports_absent_ones(&*bus).await;
     assert_eq!(bus.runtime_count(), 0);
 }
 

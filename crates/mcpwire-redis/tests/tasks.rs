@@ -1,5 +1,6 @@
-//! The Redis task store against a real `redis-server`: the in-memory
-//! store's semantics (paging by owner, expiry, duplicate ids) and what
+//! The Redis task store against a real `redis-server`: mcpwire-server's
+//! task store contract (`tasks::store_contract`, the checks the in-memory
+//! store runs too: paging by owner, expiry, duplicate ids) and what
 //! sharing adds: a task created through one instance's store is read,
 //! changed and cancelled through another's, and concurrent changes from
 //! several instances are all applied exactly once (compare-and-set).
@@ -13,7 +14,7 @@ mod support;
 
 use mcpwire_redis::RedisStores;
 use mcpwire_server::tasks::TaskRecord;
-use mcpwire_server::tasks::{TaskChange, TaskStore, TaskStoreError};
+use mcpwire_server::tasks::{TaskChange, TaskStore, store_contract};
 use serde_json::json;
 use support::RedisServer;
 
@@ -28,61 +29,28 @@ fn record(id: &str, created: u64, owner: Option<&str>) -> TaskRecord {
 async fn listing_pages_through_only_the_owners_unexpired_tasks() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
-    for (i, owner) in [Some("me"), Some("other"), Some("me"), None, Some("me")]
-        .into_iter()
-        .enumerate()
-    {
-        let created = u64::try_from(i).unwrap() * 10;
-        store
-            .create(record(&format!("t{i}"), created, owner))
-            .await
-            .unwrap();
-    }
-    let first = store.list(Some("me".into()), None, 2, 50).await.unwrap();
-    let ids: Vec<_> = first.tasks.iter().map(|r| r.task_id.as_str()).collect();
-    assert_eq!(ids, ["t0", "t2"]);
-    let second = store
-        .list(Some("me".into()), first.next_after, 2, 50)
-        .await
-        .unwrap();
-    let ids: Vec<_> = second.tasks.iter().map(|r| r.task_id.as_str()).collect();
-    assert_eq!(ids, ["t3", "t4"]);
-    assert_eq!(second.next_after, None);
-    let later = store
-        .list(Some("me".into()), None, 10, 1_025)
-        .await
-        .unwrap();
-    let ids: Vec<_> = later.tasks.iter().map(|r| r.task_id.as_str()).collect();
-    assert_eq!(ids, ["t3", "t4"]);
+    store_contract::task_store_lists_pages_of_only_the_owners_unexpired_tasks(&*store).await;
 }
 
 #[tokio::test]
 async fn expired_tasks_read_as_absent_and_are_purged() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
-    store.create(record("t", 0, None)).await.unwrap();
-    store.create(record("u", 500, None)).await.unwrap();
-    assert!(store.get("t".into(), 999).await.unwrap().is_some());
-    assert!(store.get("t".into(), 1_000).await.unwrap().is_none());
-    let cancel = store
-        .update("t".into(), TaskChange::Cancel, 1_000)
-        .await
-        .unwrap();
-    assert!(cancel.is_none());
-    assert_eq!(store.purge_expired(1_000).await.unwrap(), 1);
-    assert_eq!(store.purge_expired(1_000).await.unwrap(), 0);
-    assert!(store.get("u".into(), 1_000).await.unwrap().is_some());
+    store_contract::task_store_expired_tasks_read_as_absent_and_are_purged(&*store).await;
 }
 
 #[tokio::test]
 async fn a_duplicate_id_is_refused() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
-    store.create(record("t", 0, None)).await.unwrap();
-    assert!(matches!(
-        store.create(record("t", 5, None)).await,
-        Err(TaskStoreError::Duplicate(_))
-    ));
+    store_contract::task_store_refuses_a_duplicate_id(&*store).await;
+}
+
+#[tokio::test]
+async fn a_terminal_task_ignores_later_changes() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    store_contract::task_store_a_terminal_task_ignores_later_changes(&*store).await;
 }
 
 #[tokio::test]

@@ -45,7 +45,7 @@ pub enum Error {
     /// session.
     #[error("the server lost the session (404); start a new one with initialize")]
     SessionExpired,
-    /// [`close`](mcpwire_jsonrpc::Transport::close) was called.
+    /// [`close`](mcpwire_jsonrpc::TransportSender::close) was called.
     #[error("the transport is closed")]
     Closed,
 }

@@ -106,7 +106,12 @@ impl SessionStore for MemorySessionStore {
     }
 
     fn next_stream(&self, id: &SessionId) -> StoreFuture<'_, Option<u64>> {
-        let number = lock(&self.sessions).get_mut(id).map(|entry| {
+        let now = Instant::now();
+        // An expired session is gone for good (the trait's rule), even
+        // before the sweep frees it: it opens no more streams.
+        let mut sessions = lock(&self.sessions);
+        let live = sessions.get_mut(id).filter(|entry| entry.deadline > now);
+        let number = live.map(|entry| {
             let number = entry.next_stream;
             entry.next_stream += 1;
             number
@@ -474,136 +479,56 @@ impl MessageBus for MemoryBus {
 
 #[cfg(test)]
 mod tests {
-    use bytes::Bytes;
-    use futures_util::StreamExt;
+    //! The in-memory stores run the shared store contract (the Redis stores
+    //! run the same checks in mcpwire-redis).
+
+    use crate::server::store_contract;
 
     use super::*;
-
-    fn id(text: &str) -> SessionId {
-        SessionId::parse(text).unwrap()
-    }
-
-    fn event(seq: u64) -> StoredEvent {
-        StoredEvent {
-            seq,
-            data: Bytes::from(format!("{seq}")),
-        }
-    }
 
     #[tokio::test]
     async fn event_store_replays_only_the_named_stream_after_the_given_event() {
         let store = MemoryEventStore::new();
-        let s = id("s");
-        store.create_session(&s).await.unwrap();
-        let one = StreamKey::new(s.clone(), 1);
-        let two = StreamKey::new(s.clone(), 2);
-        store.open(&one).await.unwrap();
-        store.open(&two).await.unwrap();
-        for seq in 1..=3 {
-            store.append(&one, event(seq)).await.unwrap();
-            store.append(&two, event(seq)).await.unwrap();
-        }
-        store.finish(&one).await.unwrap();
-        let replay = store.replay(&one, Some(1)).await.unwrap().unwrap();
-        assert_eq!(replay.events, vec![event(2), event(3)]);
-        assert!(replay.finished);
-        assert!(!store.replay(&two, Some(3)).await.unwrap().unwrap().finished);
-        assert_eq!(store.count().await.unwrap(), 6);
-        store.remove_session(&s).await.unwrap();
-        assert_eq!(store.count().await.unwrap(), 0);
-        assert_eq!(store.replay(&one, Some(0)).await.unwrap(), None);
+        store_contract::event_store_replays_only_the_named_stream_after_the_given_event(&store)
+            .await;
     }
 
     #[tokio::test]
     async fn event_store_retention_is_bounded_per_stream_and_per_session() {
         let store = MemoryEventStore::with_retention(3, 5);
-        let s = id("s");
-        store.create_session(&s).await.unwrap();
-        let one = StreamKey::new(s.clone(), 1);
-        let two = StreamKey::new(s.clone(), 2);
-        store.open(&one).await.unwrap();
-        store.open(&two).await.unwrap();
-        for seq in 1..=10 {
-            store.append(&one, event(seq)).await.unwrap();
-        }
-        let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
-        assert_eq!(kept, vec![event(8), event(9), event(10)]);
-        for seq in 1..=3 {
-            store.append(&two, event(seq)).await.unwrap();
-        }
-        // Six events exceed the session's five: stream one's oldest goes.
-        assert_eq!(store.count().await.unwrap(), 5);
-        let kept = store.replay(&one, Some(0)).await.unwrap().unwrap().events;
-        assert_eq!(kept, vec![event(9), event(10)]);
+        store_contract::event_store_retention_is_bounded_per_stream_and_per_session(&store).await;
     }
 
     #[tokio::test]
     async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
         let store = MemoryEventStore::new();
-        let key = StreamKey::new(id("gone"), 1);
-        store.open(&key).await.unwrap();
-        store.append(&key, event(1)).await.unwrap();
-        assert_eq!(store.count().await.unwrap(), 0);
-        assert_eq!(store.replay(&key, None).await.unwrap(), None);
+        store_contract::event_store_ignores_writes_for_sessions_it_does_not_know(&store).await;
     }
 
     #[tokio::test]
     async fn standalone_replay_without_an_id_starts_after_the_delivery_mark() {
         let store = MemoryEventStore::new();
-        let s = id("s");
-        store.create_session(&s).await.unwrap();
-        let standalone = StreamKey::new(s, 0);
-        for seq in 1..=4 {
-            store.append(&standalone, event(seq)).await.unwrap();
-        }
-        store.mark_delivered(&standalone, 2).await.unwrap();
-        let replay = store.replay(&standalone, None).await.unwrap().unwrap();
-        assert_eq!(replay.events, vec![event(3), event(4)]);
+        store_contract::event_store_standalone_replay_without_an_id_starts_after_the_delivery_mark(
+            &store,
+        )
+        .await;
     }
 
     #[tokio::test(start_paused = true)]
     async fn session_store_expires_idle_sessions_and_touch_refreshes() {
         let store = MemorySessionStore::new();
-        let (a, b) = (id("a"), id("b"));
-        let idle = Duration::from_secs(10);
-        store.create(&a, idle).await.unwrap();
-        store.create(&b, idle).await.unwrap();
-        tokio::time::advance(Duration::from_secs(6)).await;
-        assert!(store.touch(&a, idle).await.unwrap().is_some());
-        tokio::time::advance(Duration::from_secs(6)).await;
-        assert_eq!(store.touch(&b, idle).await.unwrap(), None);
-        assert_eq!(store.get(&b).await.unwrap(), None);
-        assert_eq!(store.take_expired().await.unwrap(), vec![b.clone()]);
-        assert!(store.get(&a).await.unwrap().is_some());
-        assert_eq!(store.next_stream(&a).await.unwrap(), Some(1));
-        assert_eq!(store.next_stream(&a).await.unwrap(), Some(2));
-        tokio::time::advance(Duration::from_secs(11)).await;
-        assert_eq!(store.touch(&a, idle).await.unwrap(), None);
-        // Held until swept.
-        assert_eq!(store.count().await.unwrap(), 1);
-        assert_eq!(store.take_expired().await.unwrap(), vec![a]);
-        assert_eq!(store.count().await.unwrap(), 0);
+        store_contract::session_store_expires_idle_sessions_and_touch_refreshes(
+            &store,
+            Duration::from_secs(10),
+        )
+        .await;
     }
 
     #[tokio::test]
     async fn bus_replaces_a_stream_connection_and_reports_absent_ones() {
         let bus = MemoryBus::new();
-        let s = id("s");
-        let mut inbox = bus.register(&s, 4).await.unwrap();
-        let key = StreamKey::new(s.clone(), 1);
-        assert!(!bus.publish(&key, StreamEvent::End).await.unwrap());
-        let mut first = bus.subscribe(&key, 4).await.unwrap();
-        let mut second = bus.subscribe(&key, 4).await.unwrap();
-        assert_eq!(first.next().await, None);
-        assert!(bus.publish(&key, StreamEvent::Pause).await.unwrap());
-        assert_eq!(second.next().await, Some(StreamEvent::Pause));
-        let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
-        assert!(bus.deliver(&s, envelope.clone()).await.unwrap());
-        assert_eq!(inbox.next().await, Some(envelope.clone()));
-        bus.close(&s).await.unwrap();
-        assert_eq!(inbox.next().await, None);
-        assert_eq!(second.next().await, None);
-        assert!(!bus.deliver(&s, envelope).await.unwrap());
+        store_contract::message_bus_replaces_a_stream_connection_and_reports_absent_ones(&bus)
+            .await;
         assert_eq!(bus.runtime_count(), 0);
     }
 }

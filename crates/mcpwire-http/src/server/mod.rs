@@ -139,6 +139,8 @@ mod service;
 mod sniff;
 mod stateless;
 mod store;
+#[cfg(any(test, feature = "store-contract"))]
+pub mod store_contract;
 mod transport;
 mod validate;
 mod writer;

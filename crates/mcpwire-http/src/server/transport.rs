@@ -139,7 +139,7 @@ impl SessionTransport {
         }
     }
 
-    /// Sends a packet with no related request (see [`SessionSender`]).
+    /// Sends a packet with no related request (see `SessionSender`).
     ///
     /// # Errors
     ///

@@ -33,6 +33,8 @@ mod record;
 mod serve;
 mod start;
 mod store;
+#[cfg(any(test, feature = "store-contract"))]
+pub mod store_contract;
 
 use std::any::Any;
 use std::collections::HashMap;

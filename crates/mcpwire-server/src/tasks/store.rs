@@ -186,67 +186,33 @@ impl TaskStore for InMemoryTaskStore {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    //! The in-memory store runs the shared task store contract (the Redis
+    //! store runs the same checks in mcpwire-redis).
 
-    fn record(id: &str, created: u64, owner: Option<&str>) -> TaskRecord {
-        let mut record = TaskRecord::new(id.to_owned(), "tools/call", created);
-        record.owner = owner.map(str::to_owned);
-        record.ttl_ms = Some(1_000);
-        record
-    }
+    use super::*;
+    use crate::tasks::store_contract;
 
     #[tokio::test]
     async fn listing_pages_through_only_the_owners_unexpired_tasks() {
         let store = InMemoryTaskStore::new();
-        for (i, owner) in [Some("me"), Some("other"), Some("me"), None, Some("me")]
-            .into_iter()
-            .enumerate()
-        {
-            let created = u64::try_from(i).unwrap() * 10;
-            store
-                .create(record(&format!("t{i}"), created, owner))
-                .await
-                .unwrap();
-        }
-        let first = store.list(Some("me".into()), None, 2, 50).await.unwrap();
-        let ids: Vec<_> = first.tasks.iter().map(|r| r.task_id.as_str()).collect();
-        assert_eq!(ids, ["t0", "t2"]);
-        let second = store
-            .list(Some("me".into()), first.next_after, 2, 50)
-            .await
-            .unwrap();
-        let ids: Vec<_> = second.tasks.iter().map(|r| r.task_id.as_str()).collect();
-        assert_eq!(ids, ["t3", "t4"]);
-        assert_eq!(second.next_after, None);
-        let later = store
-            .list(Some("me".into()), None, 10, 1_025)
-            .await
-            .unwrap();
-        let ids: Vec<_> = later.tasks.iter().map(|r| r.task_id.as_str()).collect();
-        assert_eq!(ids, ["t3", "t4"]);
+        store_contract::task_store_lists_pages_of_only_the_owners_unexpired_tasks(&store).await;
     }
 
     #[tokio::test]
     async fn expired_tasks_read_as_absent_and_are_purged() {
         let store = InMemoryTaskStore::new();
-        store.create(record("t", 0, None)).await.unwrap();
-        assert!(store.get("t".into(), 999).await.unwrap().is_some());
-        assert!(store.get("t".into(), 1_000).await.unwrap().is_none());
-        let cancel = store
-            .update("t".into(), TaskChange::Cancel, 1_000)
-            .await
-            .unwrap();
-        assert!(cancel.is_none());
-        assert_eq!(store.purge_expired(1_000).await.unwrap(), 1);
+        store_contract::task_store_expired_tasks_read_as_absent_and_are_purged(&store).await;
     }
 
     #[tokio::test]
     async fn a_duplicate_id_is_refused() {
         let store = InMemoryTaskStore::new();
-        store.create(record("t", 0, None)).await.unwrap();
-        assert!(matches!(
-            store.create(record("t", 5, None)).await,
-            Err(TaskStoreError::Duplicate(_))
-        ));
+        store_contract::task_store_refuses_a_duplicate_id(&store).await;
+    }
+
+    #[tokio::test]
+    async fn a_terminal_task_ignores_later_changes() {
+        let store = InMemoryTaskStore::new();
+        store_contract::task_store_a_terminal_task_ignores_later_changes(&store).await;
     }
 }
