@@ -288,12 +288,10 @@ fn write_raw(out: &mut impl Sink, raw: &RawJson) {
 /// in place, exactly as [`write_raw`] writes them, so nothing is copied.
 ///
 /// This is for large payloads, which almost never hold a line break but
-/// must all be searched: `memchr2` picks AVX2 at run time, where the
-/// block scan of [`has_line_break`] is limited to what the build targets
-/// (SSE2 for baseline x86-64), at about half the instructions per byte.
+/// must all be searched.
 pub(crate) fn into_one_line_bytes(raw: RawJson) -> Vec<u8> {
     let mut bytes = raw.into_string().into_bytes();
-    if memchr::memchr2(b'\n', b'\r', &bytes).is_some() {
+    if has_line_break(&bytes) {
         for byte in &mut bytes {
             if matches!(*byte, b'\n' | b'\r') {
                 *byte = b' ';

@@ -16,11 +16,8 @@ use std::fmt::Write as _;
 use serde::ser::{self, Error as _, Serialize};
 
 use crate::json_key::write_key;
+use crate::raw::RAW_VALUE_TOKEN;
 use crate::scan::{find_string_special, string_special_bits};
-
-/// The struct name through which `serde_json::value::RawValue` serializes
-/// its text (one field holding the JSON text, written as it is).
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// The hexadecimal digits of `\u00XX` escapes, lowercase as serde_json's.
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use serde::de::{Deserialize, Deserializer};
-use serde::ser::{Error as _, Serialize, Serializer};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::value::RawValue;
 
 use crate::syntax::Cursor;
@@ -104,14 +104,19 @@ impl TryFrom<String> for RawJson {
     }
 }
 
-/// Writes the text as JSON, not as a string: through serde_json's raw
-/// value, which serde_json's serializers copy verbatim and others parse.
+/// The struct name through which `serde_json::value::RawValue` serializes
+/// its text (one field of that name holding the JSON text): serde_json's
+/// serializers, and ours, write such a field as it is.
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Writes the text as JSON, not as a string, the way serde_json's raw value
+/// does: serde_json's serializers and ours copy it verbatim, others see a
+/// struct. The text is valid by construction, so it is not checked again.
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Borrowing re-reads the text, which is valid, so the error is
-        // unreachable; it is still reported rather than assumed away.
-        let raw: &RawValue = serde_json::from_str(&self.0).map_err(S::Error::custom)?;
-        raw.serialize(serializer)
+        let mut raw = serializer.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, &*self.0)?;
+        raw.end()
     }
 }
 

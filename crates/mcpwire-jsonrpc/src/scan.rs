@@ -1,10 +1,11 @@
 //! Fast byte searches over large buffers, written so the compiler vectorizes them.
 //!
 //! Lines and payloads can be megabytes long, and the standard library's
-//! byte-at-a-time `position` would dominate the cost of framing them. Each
-//! search here looks at a fixed-size block without branching inside it,
-//! which the compiler turns into vector compares, and only then narrows down
-//! within the block that matched. Where a block's matches are needed as a
+//! byte-at-a-time `position` would dominate the cost of framing them. Plain
+//! byte searches (a line's end, line breaks in a payload) go to `memchr`,
+//! which picks AVX2 at run time; the others look at a fixed-size block
+//! without branching inside it, which the compiler turns into vector
+//! compares, and only then narrow down within the block that matched. Where a block's matches are needed as a
 //! bit mask, the compares and the movemask come from `wide`, safe SIMD that
 //! works where the compiler cannot (this crate may not use `core::arch`).
 
@@ -22,22 +23,10 @@ pub(crate) fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
     memchr::memchr(needle, haystack)
 }
 
-/// Whether `bytes` contains `\n` or `\r`.
+/// Whether `bytes` contains `\n` or `\r`: `memchr2` picks AVX2 at run
+/// time, where a block scan is limited to what the build targets.
 pub(crate) fn has_line_break(bytes: &[u8]) -> bool {
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        let mut found = 0u8;
-        for &byte in block {
-            found |= u8::from(byte == b'\n') | u8::from(byte == b'\r');
-        }
-        if found != 0 {
-            return true;
-        }
-    }
-    blocks
-        .remainder()
-        .iter()
-        .any(|&byte| byte == b'\n' || byte == b'\r')
+    memchr::memchr2(b'\n', b'\r', bytes).is_some()
 }
 
 /// How many clean words in a row make the string search go block by

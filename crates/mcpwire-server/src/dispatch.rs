@@ -31,14 +31,9 @@ impl Server {
     /// `unsubscribe` and `subscriptions/listen` are per-session and handled
     /// by the session driver. (The driver serves `tools/call` with a
     /// [`ToolCall`] of its own, not boxed inside this future.)
-    ///
-    /// `raw_params` are the request's params as they came, which a tool
-    /// call keeps to read its arguments again should its handler run twice
-    /// (see [`ToolArguments`]); other requests get `None`.
     pub(crate) async fn dispatch(
         &self,
         request: ClientRequest,
-        raw_params: Option<RawJson>,
         ctx: Context,
     ) -> Result<Reply, ErrorObject> {
         let version = ctx.version();
@@ -49,7 +44,7 @@ impl Server {
                 ServerResult::ListTools(Box::new(self.list_tools(&params)?))
             }
             ClientRequest::CallTool(params) => {
-                return ToolCall::new(self.clone(), params, raw_params, ctx).await;
+                return ToolCall::new(self.clone(), params, None, ctx).await;
             }
             request @ (ClientRequest::GetTask(_)
             | ClientRequest::GetTaskPayload(_)

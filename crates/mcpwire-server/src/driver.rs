@@ -152,7 +152,8 @@ impl Server {
                 }
                 inbound = receiver.recv(), if may_read => {
                     // Everything the transport already holds is taken in
-                    // one go (at most a batch), so that the answers to it
+                    // one go (at most `READ_BATCH` packets, and never past
+                    // the backlog bound), so that the answers to it
                     // go out together, with one write. Each packet is served
                     // before the next is taken: a handler that finishes at
                     // once frees its request's memory before the next
@@ -176,7 +177,10 @@ impl Server {
                             }
                         }
                         taken += 1;
-                        if draining.is_none() && taken < READ_BATCH {
+                        if draining.is_none()
+                            && taken < READ_BATCH
+                            && outbox.backlog() < MAX_BACKLOG
+                        {
                             next = ready_now(receiver.recv());
                         }
                     }
@@ -402,7 +406,7 @@ impl Driver {
             ClientRequest::CallTool(params) => {
                 Work::Tool(ToolCall::new(server, params, raw_params, ctx))
             }
-            request => Work::boxed(async move { server.dispatch(request, None, ctx).await }),
+            request => Work::boxed(async move { server.dispatch(request, ctx).await }),
         };
         let mut handling = Handling::new(id.clone(), span, work);
         // Most handlers finish at once: answered here, the call costs no

@@ -343,8 +343,8 @@ impl EventStore for MemoryEventStore {
     }
 }
 
-/// A message bus within this process: session inboxes and stream
-/// connections are tokio channels.
+/// A message bus within this process: session inboxes are tokio channels,
+/// stream connections are `pipe`s.
 #[derive(Debug, Default)]
 pub struct MemoryBus {
     slots: Mutex<HashMap<SessionId, Slot, FastHash>>,

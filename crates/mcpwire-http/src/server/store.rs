@@ -67,12 +67,15 @@ impl SessionId {
     /// Reads an id (for example one a store kept): it must be 1 to 256
     /// visible ASCII characters (0x21 to 0x7E).
     pub fn parse(text: &str) -> Option<Self> {
+        if text.is_empty() || text.len() > 256 {
+            return None;
+        }
         // A fold rather than `all`: without the early exit the check
         // compiles to a vector loop (this runs on every request).
         let visible = text
             .bytes()
             .fold(true, |visible, b| visible & b.is_ascii_graphic());
-        (visible && !text.is_empty() && text.len() <= 256).then(|| Self(Arc::from(text)))
+        visible.then(|| Self(Arc::from(text)))
     }
 
     /// A fresh random id: 32 bytes from the operating system's CSPRNG, in
