@@ -4,6 +4,7 @@
 
 mod support;
 
+use mcpwire_bench::suite::scenarios::Role;
 use mcpwire_bench::suite::{self, Part, Settings, report};
 
 #[test]
@@ -47,20 +48,24 @@ fn every_part_runs_against_every_server_and_reports_ratios() {
             );
         }
     }
-    // Each stdio and HTTP scenario ran ours and the limit.
+    // Each stdio and HTTP scenario ran ours, the limit and the lean
+    // reference.
     for scenario in [
         "stdio-64-200B",
         "http-json-16-200B",
         "http-sse-64-200B",
         "http-stateless-16-200B",
+        "http-sse-1-64KiB",
     ] {
-        let labels: Vec<&str> = results
+        let roles: Vec<Role> = results
             .records
             .iter()
             .filter(|r| r.scenario == scenario)
-            .map(|r| r.target.as_str())
+            .map(|r| r.role)
             .collect();
-        assert!(labels.len() >= 2, "{scenario}: {labels:?}");
+        for role in [Role::Ours, Role::Limit, Role::Lean] {
+            assert!(roles.contains(&role), "{scenario}: no {role:?} in {roles:?}");
+        }
     }
 
     for (label, outcome) in &results.scale {
@@ -79,6 +84,9 @@ fn every_part_runs_against_every_server_and_reports_ratios() {
         "x limit",
         "x rmcp",
         "p99 x limit",
+        "x lean",
+        "CPU x lean",
+        "| M1 |",
         "### targets",
         "| S1 |",
         "| H2 |",

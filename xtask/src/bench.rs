@@ -4,8 +4,10 @@
 //! Each benchmark is a row of [`BENCHMARKS`]: either a cargo command that
 //! prints its own figures (the codec micro-benchmark), or a part of the
 //! load suite of `bench/` (`bench-suite`), which measures mcpwire against
-//! the physical limit and rmcp in one run and prints markdown tables with
-//! `x limit` and `x rmcp` ratio columns. Adding a benchmark is adding a
+//! the physical limit, the lean reference (`lean-mcp`, an MCP server
+//! written directly on tokio, hyper and serde_json) and rmcp in one run and
+//! prints markdown tables with `x limit`, `x lean`, `CPU x lean` and
+//! `x rmcp` ratio columns. Adding a benchmark is adding a
 //! row. With no name, or `all`, every benchmark runs in table order.
 
 mod suite;
@@ -46,12 +48,12 @@ const BENCHMARKS: &[Benchmark] = &[
     },
     Benchmark {
         name: "stdio",
-        about: "echo calls over stdio against a raw pipe echo and rmcp (1 and 64 in flight, 200 B and 64 KiB)",
+        about: "echo calls over stdio against a raw pipe echo, the lean reference and rmcp (1 and 64 in flight, 200 B and 64 KiB)",
         runners: &[Runner::Suite(&["stdio"])],
     },
     Benchmark {
         name: "http",
-        about: "echo calls over Streamable HTTP against bare hyper and rmcp (JSON, SSE, stateless; 1-64 connections)",
+        about: "echo calls over Streamable HTTP against bare hyper, the lean reference and rmcp (JSON, SSE, stateless; 1-64 connections; 64 KiB as JSON and SSE)",
         runners: &[Runner::Suite(&["http"])],
     },
     Benchmark {

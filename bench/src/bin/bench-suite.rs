@@ -87,6 +87,7 @@ fn parse_args(args: &[String]) -> Result<(Binaries, Settings, Vec<Part>), String
         bench_server: dir.join("bench-server"),
         raw_echo: dir.join("raw-echo"),
         bare_hyper: dir.join("bare-hyper"),
+        lean: dir.join("lean-mcp"),
         rmcp_echo: option(args, "--rmcp")
             .map(PathBuf::from)
             .filter(|path| path.exists()),

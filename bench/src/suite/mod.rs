@@ -29,6 +29,8 @@ pub struct Binaries {
     pub raw_echo: PathBuf,
     /// The HTTP limit, `bare-hyper`.
     pub bare_hyper: PathBuf,
+    /// The lean reference, `lean-mcp`.
+    pub lean: PathBuf,
     /// `rmcp-echo`, when it was built.
     pub rmcp_echo: Option<PathBuf>,
 }

@@ -47,6 +47,8 @@ pub enum Metric {
     P99,
     /// Cold start.
     ColdStart,
+    /// Server CPU time per call (lower is better).
+    Cpu,
 }
 
 impl Metric {
@@ -56,6 +58,7 @@ impl Metric {
             Metric::P50 => m.p50_us,
             Metric::P99 => m.p99_us,
             Metric::ColdStart => m.cold_start_ms,
+            Metric::Cpu => m.server_cpu_us_per_call,
         }
     }
 }
@@ -148,11 +151,11 @@ fn layout(results: &Results, part: Part) -> Vec<(String, Vec<String>)> {
 fn load_table(results: &Results, part: Part, out: &mut String) {
     let _ = writeln!(
         out,
-        "| scenario | server | calls/s | p50 µs | p99 µs | server CPU µs/call | peak RSS KiB | cold start ms | x limit | p50 x limit | p99 x limit | x rmcp |"
+        "| scenario | server | calls/s | p50 µs | p99 µs | server CPU µs/call | peak RSS KiB | cold start ms | x limit | p50 x limit | p99 x limit | x lean | CPU x lean | x rmcp |"
     );
     let _ = writeln!(
         out,
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|---|"
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|---|---|---|"
     );
     for (scenario, targets) in layout(results, part) {
         for target in targets {
@@ -165,7 +168,7 @@ fn load_table(results: &Results, part: Part, out: &mut String) {
             let figure = |f: fn(&Measurement) -> f64| median_of(results, &scenario, &target, f);
             let vs = |role, metric| spread_cell(ratio(results, &scenario, &target, role, metric));
             let mut row = format!(
-                "| {scenario} | {target} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {scenario} | {target} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 cell(figure(|m| m.calls_per_s), 0),
                 cell(figure(|m| m.p50_us), 0),
                 cell(figure(|m| m.p99_us), 0),
@@ -175,6 +178,8 @@ fn load_table(results: &Results, part: Part, out: &mut String) {
                 vs(Role::Limit, Metric::Throughput),
                 vs(Role::Limit, Metric::P50),
                 vs(Role::Limit, Metric::P99),
+                vs(Role::Lean, Metric::Throughput),
+                vs(Role::Lean, Metric::Cpu),
                 vs(Role::Rmcp, Metric::Throughput),
             );
             if let Some(first) = failures.first() {

@@ -21,6 +21,10 @@ pub enum Role {
     Limit,
     /// rmcp in the configuration the `x rmcp` ratio divides by.
     Rmcp,
+    /// The lean reference (`lean-mcp`): the smallest correct MCP server
+    /// written directly on tokio, hyper and serde_json, what the layers of
+    /// mcpwire cost is measured against (`x lean`).
+    Lean,
     /// Another configuration, shown for reference.
     Other,
 }
@@ -96,6 +100,11 @@ pub fn stdio(bins: &Binaries) -> Vec<Scenario> {
                 role: Role::Limit,
                 command: ServerCommand::new(&bins.raw_echo, &[]),
             },
+            Target {
+                label: "lean",
+                role: Role::Lean,
+                command: ServerCommand::new(&bins.lean, &["--stdio"]),
+            },
         ];
         if let Some(rmcp) = &bins.rmcp_echo {
             // rmcp's best on Linux: its non-blocking pipe transport.
@@ -121,7 +130,7 @@ pub fn stdio(bins: &Binaries) -> Vec<Scenario> {
 }
 
 /// The HTTP scenarios: JSON answers at 1, 16 and 64 connections; SSE at
-/// 64; stateless at 16; large messages at 1.
+/// 64; stateless at 16; large messages at 1, as JSON and as SSE.
 pub fn http(bins: &Binaries) -> Vec<Scenario> {
     let ours = |label: &'static str, flags: &[&str]| Target {
         label,
@@ -142,6 +151,11 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
         role: Role::Limit,
         command: ServerCommand::new(&bins.bare_hyper, &["127.0.0.1:0"]),
     };
+    let lean = |label: &'static str, flags: &[&str]| Target {
+        label,
+        role: Role::Lean,
+        command: ServerCommand::new(&bins.lean, &[&["--http", "127.0.0.1:0"][..], flags].concat()),
+    };
     let rmcp = |stateless: bool, role: Role| {
         bins.rmcp_echo.as_ref().map(|program| Target {
             label: if stateless {
@@ -159,7 +173,11 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
     };
     let mut scenarios = Vec::new();
     for connections in [1, 16, 64] {
-        let mut targets = vec![ours("mcpwire json", &["--json"]), limit.clone()];
+        let mut targets = vec![
+            ours("mcpwire json", &["--json"]),
+            limit.clone(),
+            lean("lean json", &[]),
+        ];
         if connections == 1 {
             targets.push(nodelay("mcpwire json nodelay", &["--json", "--nodelay"]));
         }
@@ -176,6 +194,7 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
         ours("mcpwire sse", &["--sse"]),
         nodelay("mcpwire sse nodelay", &["--sse", "--nodelay"]),
         limit.clone(),
+        lean("lean sse", &["--sse"]),
     ];
     sse.extend(rmcp(false, Role::Rmcp));
     scenarios.push(Scenario {
@@ -187,6 +206,7 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
     let mut stateless = vec![
         ours("mcpwire stateless", &["--json", "--stateless"]),
         limit.clone(),
+        lean("lean stateless", &[]),
     ];
     stateless.extend(rmcp(true, Role::Rmcp));
     scenarios.push(Scenario {
@@ -195,13 +215,31 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
         load: load(16, SMALL, Era::Stateless),
         targets: stateless,
     });
-    let mut large = vec![ours("mcpwire json", &["--json"]), limit];
+    let mut large = vec![
+        ours("mcpwire json", &["--json"]),
+        limit.clone(),
+        lean("lean json", &[]),
+    ];
     large.extend(rmcp(false, Role::Rmcp));
     scenarios.push(Scenario {
         name: "http-json-1-64KiB".to_owned(),
         transport: Transport::Http,
         load: load(1, LARGE, Era::Handshake),
         targets: large,
+    });
+    // Large answers on SSE streams: their throughput, and the peak memory of
+    // one session answering them (the event log must not keep them all).
+    let mut large_sse = vec![
+        ours("mcpwire sse", &["--sse"]),
+        limit,
+        lean("lean sse", &["--sse"]),
+    ];
+    large_sse.extend(rmcp(false, Role::Rmcp));
+    scenarios.push(Scenario {
+        name: "http-sse-1-64KiB".to_owned(),
+        transport: Transport::Http,
+        load: load(1, LARGE, Era::Handshake),
+        targets: large_sse,
     });
     scenarios
 }

@@ -13,6 +13,7 @@ pub(crate) fn binaries() -> Binaries {
         bench_server: PathBuf::from(env!("CARGO_BIN_EXE_bench-server")),
         raw_echo: PathBuf::from(env!("CARGO_BIN_EXE_raw-echo")),
         bare_hyper: PathBuf::from(env!("CARGO_BIN_EXE_bare-hyper")),
+        lean: PathBuf::from(env!("CARGO_BIN_EXE_lean-mcp")),
         rmcp_echo: rmcp.exists().then_some(rmcp),
     }
 }
