@@ -64,7 +64,10 @@ fn every_part_runs_against_every_server_and_reports_ratios() {
             .map(|r| r.role)
             .collect();
         for role in [Role::Ours, Role::Limit, Role::Lean] {
-            assert!(roles.contains(&role), "{scenario}: no {role:?} in {roles:?}");
+            assert!(
+                roles.contains(&role),
+                "{scenario}: no {role:?} in {roles:?}"
+            );
         }
     }
 

@@ -93,7 +93,10 @@ fn reply(message: Message) -> Option<Vec<u8>> {
                 "required": ["text"]
             }
         }]}),
-        "tools/call" => match (params["name"].as_str(), params["arguments"]["text"].as_str()) {
+        "tools/call" => match (
+            params["name"].as_str(),
+            params["arguments"]["text"].as_str(),
+        ) {
             (Some("echo"), Some(text)) => json!({"content": [{"type": "text", "text": text}]}),
             (Some("echo"), None) => json!({
                 "content": [{"type": "text", "text": "`text` must be a string"}],
@@ -200,7 +203,12 @@ async fn handle(
         }
         _ => return Ok(status(StatusCode::METHOD_NOT_ALLOWED)),
     }
-    let Ok(body) = request.into_body().collect().await.map(|c| c.to_bytes()) else {
+    let Ok(body) = request
+        .into_body()
+        .collect()
+        .await
+        .map(http_body_util::Collected::to_bytes)
+    else {
         return Ok(status(StatusCode::BAD_REQUEST));
     };
     let Ok(message) = serde_json::from_slice::<Message>(body.trim_ascii()) else {

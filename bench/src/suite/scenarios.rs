@@ -154,7 +154,10 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
     let lean = |label: &'static str, flags: &[&str]| Target {
         label,
         role: Role::Lean,
-        command: ServerCommand::new(&bins.lean, &[&["--http", "127.0.0.1:0"][..], flags].concat()),
+        command: ServerCommand::new(
+            &bins.lean,
+            &[&["--http", "127.0.0.1:0"][..], flags].concat(),
+        ),
     };
     let rmcp = |stateless: bool, role: Role| {
         bins.rmcp_echo.as_ref().map(|program| Target {
