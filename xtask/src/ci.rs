@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{conformance, npm_tools, redis, tidy, workspace_root};
+use crate::{conformance, matrix, npm_tools, redis, tidy, workspace_root};
 
 /// What one step does.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +26,8 @@ enum Action {
     Deny(&'static [&'static str]),
     /// Run `cargo xtask conformance` in-process with these arguments.
     Conformance(&'static [&'static str]),
+    /// Check every library crate alone in each of its feature sets.
+    Matrix,
 }
 
 /// One named step of the CI run.
@@ -53,6 +55,12 @@ const STEPS: &[Step] = &[
             "-D",
             "warnings",
         ]),
+    },
+    Step {
+        // Each library crate alone, with no, default and all features, and
+        // every pair of facade features: what the unified build cannot see.
+        name: "matrix",
+        action: Action::Matrix,
     },
     Step {
         name: "test",
@@ -126,6 +134,7 @@ fn describe(action: Action) -> String {
         Action::Tidy => "cargo xtask tidy".to_string(),
         Action::Deny(args) => format!("cargo deny {}", args.join(" ")),
         Action::Conformance(args) => format!("cargo xtask conformance {}", args.join(" ")),
+        Action::Matrix => "cargo xtask matrix".to_string(),
     }
 }
 
@@ -153,6 +162,7 @@ fn run_action(root: &Path, action: Action) -> Result<(), String> {
             let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
             conformance::run(&args)
         }
+        Action::Matrix => matrix::run(&[]),
     }
 }
 
@@ -199,7 +209,15 @@ mod tests {
         let names: Vec<&str> = STEPS.iter().map(|step| step.name).collect();
         assert_eq!(
             names,
-            ["fmt", "clippy", "test", "tidy", "deny", "conformance"]
+            [
+                "fmt",
+                "clippy",
+                "matrix",
+                "test",
+                "tidy",
+                "deny",
+                "conformance"
+            ]
         );
     }
 
@@ -211,6 +229,7 @@ mod tests {
             [
                 "cargo fmt --all --check",
                 "cargo clippy --workspace --all-targets -- -D warnings",
+                "cargo xtask matrix",
                 "cargo test --workspace",
                 "cargo xtask tidy",
                 "cargo deny check bans licenses sources",

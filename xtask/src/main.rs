@@ -10,6 +10,7 @@ mod bench;
 mod ci;
 mod codegen;
 mod conformance;
+mod matrix;
 mod npm_tools;
 mod redis;
 mod tidy;
@@ -24,7 +25,9 @@ usage: cargo xtask <command>
 commands:
   codegen [--check]   regenerate committed generated files (--check: fail if stale)
   tidy                check file headers, file sizes, layering and lint inheritance
-  ci                  run everything CI runs (fmt, clippy, tests, tidy, deny, conformance all)
+  ci                  run everything CI runs (fmt, clippy, matrix, tests, tidy, deny, conformance all)
+  matrix              check every library crate alone with no, default and all features, and
+                      every pair of facade features
   npm-tools           install the TypeScript reference server and SDK for mcpwire-cli's tests
   redis               install redis-server (Debian package) when missing, for mcpwire-redis's tests
   bench codec         measure the JSON-RPC codec against a serde_json::Value baseline
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
     let outcome = match command {
         "codegen" => codegen::run(rest),
         "tidy" => tidy::run(rest),
+        "matrix" => matrix::run(rest),
         "ci" => ci::run(rest),
         "bench" => bench::run(rest),
         "conformance" => conformance::run(rest),
