@@ -426,3 +426,6 @@ impl Server {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests;
