@@ -1,9 +1,9 @@
-//! Request methods that an extension adds (the tasks extension's
-//! `tasks/get`, `tasks/update`, `tasks/cancel` in the stateless revision;
-//! the skills extension's `skills/list`, `skills/get` and
-//! `resources/directory/read` in every revision with `extensions`): routed
-//! to the runtime as raw calls, and refused with -32021 when the extension
-//! needs the client to declare it and the request's client did not.
+//! Request methods that an extension adds to the stateless revision (the
+//! tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`; the
+//! skills extension's `skills/list`, `skills/get`,
+//! `resources/directory/read`): routed to the runtime as raw calls, and
+//! refused with -32021 when the extension needs the client to declare it
+//! and the request's client did not.
 
 use mcpwire_jsonrpc::{ErrorObject, RawJson, RequestId};
 use mcpwire_types::{ClientCapabilities, Meta, MissingRequiredClientCapabilityData, meta_keys};
@@ -24,34 +24,26 @@ pub struct ExtensionMethod {
     /// tasks extension), or every client may once the server declared it
     /// (the skills extension).
     pub client_must_declare: bool,
-    /// Whether it is also served in handshake-era sessions whose revision
-    /// carries `extensions` (2025-11-25), when that revision has no core
-    /// method of the name.
-    pub handshake_era: bool,
 }
 
 impl ExtensionMethod {
-    /// `method`, added by the extension `extension` to the stateless
-    /// revision, for clients that declare the extension.
+    /// `method`, added by the extension `extension`, for clients that
+    /// declare the extension.
     pub fn new(method: impl Into<String>, extension: impl Into<String>) -> Self {
         Self {
             method: method.into(),
             extension: extension.into(),
             client_must_declare: true,
-            handshake_era: false,
         }
     }
 
     /// `method`, added by the extension `extension`, served to every
-    /// client in every revision that carries `extensions`: the client
-    /// learns of it from the server's declaration and need not declare it
-    /// itself.
+    /// client: the client learns of it from the server's declaration and
+    /// need not declare the extension itself.
     pub fn open(method: impl Into<String>, extension: impl Into<String>) -> Self {
         Self {
-            method: method.into(),
-            extension: extension.into(),
             client_must_declare: false,
-            handshake_era: true,
+            ..Self::new(method, extension)
         }
     }
 }
@@ -91,7 +83,7 @@ impl ServerSession {
         &self,
         method: &str,
         params: Option<&RawJson>,
-    ) -> Option<&ExtensionMethod> {
+    ) -> Option<ExtensionMethod> {
         let added = self
             .config
             .extension_methods
@@ -99,21 +91,13 @@ impl ServerSession {
             .find(|m| m.method == method)?;
         let stateless =
             meta_of(params).is_some_and(|m| m.get(meta_keys::PROTOCOL_VERSION).is_some());
-        if stateless {
-            return Some(added);
-        }
-        let client = self.client().filter(|_| added.handshake_era)?;
-        let version = client.version;
-        let core = mcpwire_types::methods::method_info(method)
-            .is_some_and(|info| info.direction.client_sends() && info.in_revision(version));
-        (version.has_extensions() && !core).then_some(added)
+        stateless.then(|| added.clone())
     }
 
-    /// Serves a request of a method the extension `extension` adds: checks
-    /// the per-request fields like any stateless request (or takes the
-    /// session's client in the handshake era), refuses a client that did
-    /// not declare an extension that needs it (-32021 naming it), and hands
-    /// the rest to the runtime as an [`Event::ExtensionRequest`].
+    /// Serves a request of a method an extension adds: checks the
+    /// per-request fields like any stateless request, refuses a client that
+    /// did not declare an extension that needs it (-32021 naming it), and
+    /// hands the rest to the runtime as an [`Event::ExtensionRequest`].
     pub(super) fn extension_request(
         &mut self,
         id: RequestId,
@@ -127,17 +111,11 @@ impl ServerSession {
         let requested = meta
             .as_ref()
             .and_then(|m| m.get(meta_keys::PROTOCOL_VERSION));
-        let speaker = match (requested, self.client()) {
-            (Some(requested), _) => self.stateless_speaker(requested, meta.as_ref()),
-            (None, Some(client)) => Ok(super::inbound::Speaker {
-                version: client.version,
-                capabilities: client.capabilities.clone(),
-                info: Some(client.info.clone()),
-                log_level: self.log_level,
-            }),
-            (None, None) => Err(ErrorObject::method_not_found(&method)),
+        let Some(requested) = requested else {
+            let error = ErrorObject::method_not_found(&method);
+            return self.peer.answer_unadmitted(Some(id), error, batch);
         };
-        let speaker = match speaker {
+        let speaker = match self.stateless_speaker(requested, meta.as_ref()) {
             Ok(speaker) => speaker,
             Err(error) => return self.peer.answer_unadmitted(Some(id), error, batch),
         };

@@ -121,7 +121,6 @@ impl ServerSession {
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
         if let Some(added) = self.extension_of(&method, params.as_ref()) {
-            let added = added.clone();
             return self.extension_request(id, method, params, &added, batch);
         }
         let decoded = match ClientRequest::decode(&method, params.as_ref()) {
