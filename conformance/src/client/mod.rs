@@ -9,9 +9,9 @@
 //! those, [`Scenario`] names what to do, and [`run`] does it: connect, make
 //! the calls the scenario's mock server watches for, close.
 //!
-//! Scenarios mcpwire cannot play yet (the skills extension) fail at
-//! once with [`ScenarioError::Unsupported`], naming what is missing; the
-//! conformance baseline lists them with the same reason.
+//! A scenario mcpwire could not play would fail at once with
+//! [`ScenarioError::Unsupported`], naming what is missing; today every
+//! scenario of the runner is played.
 
 pub mod auth;
 pub mod elicitation;
@@ -36,10 +36,6 @@ pub const CONTEXT_VAR: &str = "MCP_CONFORMANCE_CONTEXT";
 
 /// The client's name in `clientInfo`.
 pub const CLIENT_NAME: &str = "mcpwire-everything-client";
-
-/// Why the skills scenarios cannot be played yet.
-const NEEDS_SKILLS: &str = "the skills extension (SEP-2640, `skills/list`) has no client API \
-     yet (issue 6, \"advanced features\")";
 
 /// What the client does in one run, by the runner's scenario name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +71,11 @@ pub enum Scenario {
     /// registration, the grant the scenario calls for), then lists tools
     /// and calls `test-tool`.
     Authorization,
+    /// `sep-2640-client-no-prefetch`: list skills and read no file.
+    SkillsList,
+    /// `sep-2640-client-verify-*`: list skills, load the first one
+    /// (verified), then read its supporting files only if it loaded.
+    SkillsLoad,
     /// A scenario that needs something mcpwire lacks; the reason says what.
     Unsupported(&'static str),
 }
@@ -98,6 +99,7 @@ const PLAYED: &[(&str, Scenario)] = &[
         "json-schema-2020-12-preservation",
         Scenario::SchemaPreservation,
     ),
+    ("sep-2640-client-no-prefetch", Scenario::SkillsList),
 ];
 
 impl Scenario {
@@ -110,8 +112,8 @@ impl Scenario {
         if name.starts_with("auth/") {
             return Some(Self::Authorization);
         }
-        if name.starts_with("sep-2640-client-") {
-            return Some(Self::Unsupported(NEEDS_SKILLS));
+        if name.starts_with("sep-2640-client-verify-") {
+            return Some(Self::SkillsLoad);
         }
         None
     }
@@ -248,7 +250,14 @@ pub fn config(version: Option<ProtocolVersion>) -> ClientConfig {
 /// that has it, or the transport that falls back to HTTP+SSE when the
 /// revision is 2024-11-05 or not given.
 async fn connect(invocation: &Invocation) -> Result<Client, ScenarioError> {
-    let builder = Client::builder(config(invocation.version)).handler(AcceptDefaults);
+    let mut config = config(invocation.version);
+    if matches!(
+        invocation.scenario,
+        Scenario::SkillsList | Scenario::SkillsLoad
+    ) {
+        config = mcpwire_client::with_skills_extension(config);
+    }
+    let builder = Client::builder(config).handler(AcceptDefaults);
     let mut options = transport_options(invocation.scenario);
     if invocation.scenario == Scenario::Authorization {
         options = options.authorizer(auth::authorizer(invocation)?);
@@ -390,11 +399,20 @@ mod tests {
         ] {
             assert_eq!(Scenario::from_name(name), Some(Scenario::Authorization));
         }
-        for (name, issue) in [("sep-2640-client-no-prefetch", "issue 6")] {
-            match Scenario::from_name(name) {
-                Some(Scenario::Unsupported(reason)) => assert!(reason.contains(issue), "{name}"),
-                other => panic!("{name}: {other:?}"),
-            }
+        assert_eq!(
+            Scenario::from_name("sep-2640-client-no-prefetch"),
+            Some(Scenario::SkillsList)
+        );
+        for name in [
+            "sep-2640-client-verify-digest",
+            "sep-2640-client-verify-size",
+            "sep-2640-client-verify-frontmatter",
+        ] {
+            assert_eq!(
+                Scenario::from_name(name),
+                Some(Scenario::SkillsLoad),
+                "{name}"
+            );
         }
         assert_eq!(Scenario::from_name("tools_call"), Some(Scenario::ToolsCall));
     }

@@ -59,6 +59,13 @@ pub(super) async fn play(client: &Client, invocation: &Invocation) -> Result<(),
         }
         Scenario::SchemaPreservation => schema_echo(client).await,
         Scenario::Authorization => super::auth::play(client).await,
+        Scenario::SkillsList => {
+            // Listing builds the registry; nothing is fetched before a load.
+            let skills = client.list_skills().await.map_err(failed("skills/list"))?;
+            tracing::info!(skills = skills.len(), "skills listed");
+            Ok(())
+        }
+        Scenario::SkillsLoad => load_first_skill(client).await,
         Scenario::Unsupported(reason) => Err(ScenarioError::Unsupported(reason)),
     }
 }
@@ -368,4 +375,35 @@ mod tests {
         let retry = retry_params(CallToolRequestParams::new("t"), &stateless);
         assert_eq!(retry.request_state, None);
     }
+}
+
+/// Loads the first listed skill through the verified path, then reads
+/// each supporting file its entry lists; a verification failure stops
+/// before any supporting file is read.
+async fn load_first_skill(client: &Client) -> Result<(), ScenarioError> {
+    let skills = client.list_skills().await.map_err(failed("skills/list"))?;
+    let Some(entry) = skills.first() else {
+        return Err(ScenarioError::Unexpected(
+            "skills/list returned no skill".to_owned(),
+        ));
+    };
+    let loaded = client
+        .load_skill(entry)
+        .await
+        .map_err(failed("loading the skill"))?;
+    let files: Vec<String> = entry
+        .resources
+        .listed()
+        .unwrap_or_default()
+        .iter()
+        .filter(|file| file.uri != entry.uri)
+        .map(|file| file.uri.clone())
+        .collect();
+    for uri in files {
+        loaded
+            .read_file(client, &uri)
+            .await
+            .map_err(failed("reading a skill file"))?;
+    }
+    Ok(())
 }

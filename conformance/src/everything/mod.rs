@@ -6,7 +6,8 @@
 //! 2026-07-28 additions of `CONTRACT-0.2.md` that the runtime can already
 //! serve (the stateless diagnostic tools, a tool with an `x-mcp-header`
 //! parameter, the multi round-trip `input_required` fixtures) and the task
-//! fixtures of the `tasks-*` scenarios. Skills fixtures are not here yet.
+//! fixtures of the `tasks-*` scenarios, and the skills of the
+//! `sep-2640-skills-*` scenarios (`skills.rs`).
 //!
 //! Tools are registered in a fixed order and `test_simple_text` comes
 //! first, because `http-header-validation` calls the first listed tool with
@@ -18,6 +19,7 @@ mod mrtr;
 mod prompts;
 mod resources;
 mod schemas;
+pub mod skills;
 mod stateless;
 mod tasks;
 
@@ -56,6 +58,7 @@ pub fn builder() -> ServerBuilder {
     // Last, so that its tools follow the runner's fixtures in every list.
     let builder = stateless::register(builder);
     let builder = mrtr::register(builder);
+    let builder = skills::register(builder);
     tasks::register(builder).tasks(mcpwire_server::tasks::TaskOptions::new())
 }
 

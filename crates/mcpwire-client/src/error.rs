@@ -89,6 +89,10 @@ pub enum ClientError {
     /// params or result types are not the ones of that method.
     #[error("{0} is not a request this client can send")]
     UnknownMethod(&'static str),
+    /// A skill file differs from the skill entry held (skills extension):
+    /// the content was not used.
+    #[error(transparent)]
+    SkillVerification(Box<crate::skills::SkillVerificationError>),
 }
 
 impl From<ResponseError> for ClientError {

@@ -76,6 +76,7 @@ mod input;
 mod outbox;
 mod roots;
 mod schema;
+pub mod skills;
 mod tasks;
 mod typed;
 mod url_elicitation;
@@ -91,4 +92,5 @@ pub use mcpwire_session::{
     ClientConfig, EraChoice, Limits, RequestOptions, ServerView, Timeouts, TraceContext,
 };
 pub use roots::check_root_uri;
+pub use skills::{LoadedSkill, SkillVerificationError, with_skills_extension};
 pub use tasks::{TaskStatusUpdates, task_of, with_tasks_extension};

@@ -213,7 +213,14 @@ impl Server {
                 })
                 .await
             }
-            None => Err(HandlerError::Rpc(resource_not_found(ctx.version(), &uri))),
+            None => {
+                if let Some(skills) = &self.inner.skills
+                    && let Some(read) = skills.read(&uri).await
+                {
+                    return read.map(Answer::Complete);
+                }
+                Err(HandlerError::Rpc(resource_not_found(ctx.version(), &uri)))
+            }
         }
     }
 

@@ -61,6 +61,7 @@ mod request_state;
 mod roots;
 pub mod schema;
 mod server;
+pub mod skills;
 pub mod tasks;
 mod tool_call;
 pub mod uri_template;

@@ -49,6 +49,8 @@ pub(crate) struct Inner {
     pub(crate) cache_hints: crate::cache_hints::CacheHints,
     /// The hook on `notifications/roots/list_changed`, if any.
     pub(crate) roots_changed: Option<crate::roots::RootsChangedFn>,
+    /// The skills extension's catalog, when skills are served.
+    pub(crate) skills: Option<Arc<crate::skills::Skills>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -79,14 +81,14 @@ impl Server {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn catalog_mut(&self) -> RwLockWriteGuard<'_, Catalog> {
+    pub(crate) fn catalog_mut(&self) -> RwLockWriteGuard<'_, Catalog> {
         self.inner
             .catalog
             .write()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn announce(&self, change: Change) {
+    pub(crate) fn announce(&self, change: Change) {
         if let Some(feed) = &self.inner.change_feed {
             feed.publish(&change);
         }
@@ -230,6 +232,7 @@ pub struct ServerBuilder {
     pub(crate) discover_cache_hint: Option<mcpwire_types::CacheHint>,
     roots_changed: Option<crate::roots::RootsChangedFn>,
     change_feed: Option<Arc<dyn crate::ChangeFeed>>,
+    skills: Option<crate::skills::SkillCatalog>,
 }
 
 #[derive(Default)]
@@ -280,6 +283,7 @@ impl ServerBuilder {
             discover_cache_hint: None,
             roots_changed: None,
             change_feed: None,
+            skills: None,
         }
     }
 
@@ -374,6 +378,12 @@ impl ServerBuilder {
     /// `io.modelcontextprotocol/tasks`). See [`TaskOptions`](crate::tasks::TaskOptions).
     pub fn tasks(mut self, options: crate::tasks::TaskOptions) -> Self {
         self.tasks = Some(options);
+        self
+    }
+
+    /// Serves the skills of `catalog` (extension `io.modelcontextprotocol/skills`).
+    pub fn skills(mut self, catalog: crate::skills::SkillCatalog) -> Self {
+        self.skills = Some(catalog);
         self
     }
 
@@ -528,7 +538,7 @@ impl ServerBuilder {
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }
-        let catalog = self.catalog;
+        let mut catalog = self.catalog;
         let has_completions = catalog.prompts.iter().any(|p| !p.completers.is_empty())
             || catalog.templates.iter().any(|t| !t.completers.is_empty());
         let mut capabilities = ServerCapabilities {
@@ -560,6 +570,14 @@ impl ServerBuilder {
         if self.tasks.is_some() {
             crate::tasks::declare(&mut capabilities);
         }
+        let skills = match self.skills {
+            Some(skills) => Some(crate::skills::install(
+                skills,
+                &mut catalog,
+                &mut capabilities,
+            )?),
+            None => None,
+        };
         let mut config = ServerConfig::new(self.info, capabilities)
             .with_versions(self.versions)
             .with_limits(self.limits)
@@ -568,6 +586,12 @@ impl ServerBuilder {
         if self.tasks.is_some() {
             config = crate::tasks::serve_extension_methods(config);
         }
+        if let Some((_, methods)) = &skills {
+            for method in methods {
+                config = config.with_extension_method(method.clone());
+            }
+        }
+        let skills = skills.map(|(skills, _)| skills);
         config.discover_cache_hint = self.discover_cache_hint.or(self.cache_hints.server_wide());
         let state_key = match self.state_key {
             Some(ring) => ring,
@@ -588,6 +612,7 @@ impl ServerBuilder {
                 cache_hints: self.cache_hints,
                 roots_changed: self.roots_changed,
                 change_feed: self.change_feed,
+                skills,
             }),
         };
         if let Some(feed) = &server.inner.change_feed {

@@ -10,6 +10,9 @@
 
 mod support;
 
+#[path = "runtime_resources/skills.rs"]
+mod skills;
+
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use serde_json::{Value, json};

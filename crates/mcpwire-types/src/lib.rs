@@ -34,6 +34,7 @@ mod result;
 mod revision;
 mod roots;
 mod sampling;
+pub mod skills;
 mod subscriptions;
 mod tasks;
 pub mod tasks_extension;

@@ -13,7 +13,11 @@
 //!   was emitted and passed everywhere (an absent or `SKIPPED` check leaves
 //!   its entry alone);
 //! - entries for scenarios outside the run are ignored, unless the run
-//!   covered the whole suite and the runner does not know the scenario.
+//!   covered the whole suite and the runner does not know the scenario;
+//! - a scenario that passes with at least as many `SKIPPED` checks as
+//!   `SUCCESS` ones tested (next to) nothing: it is *vacuous*, and fails
+//!   unless the baseline lists `scenario:vacuous` with the reason (an
+//!   entry on a scenario that is no longer vacuous is stale).
 
 use std::collections::BTreeSet;
 
@@ -22,6 +26,10 @@ use super::results::{Counts, ScenarioResult};
 
 /// The failing "check" a scenario without results gets.
 pub(crate) const NO_RESULTS: &str = "(no checks.json was written)";
+
+/// The check part of the baseline key (`scenario:vacuous`) that accepts a
+/// vacuous pass.
+pub(crate) const VACUOUS: &str = "vacuous";
 
 /// How one scenario compares with the baseline.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +44,20 @@ pub(crate) struct Verdict {
     pub(crate) unlisted: Vec<String>,
     /// Entries that no longer fail: stale.
     pub(crate) stale: Vec<String>,
+    /// Whether it passed with at least as many checks skipped as passed.
+    pub(crate) vacuous: Vacuity,
+}
+
+/// Whether a passing scenario tested anything.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Vacuity {
+    /// It failed, or more checks passed than were skipped.
+    #[default]
+    Tested,
+    /// Vacuous, and the baseline says why.
+    Accepted,
+    /// Vacuous, and the baseline does not list it: the run fails.
+    Unaccepted,
 }
 
 /// The one-word outcome shown in the report.
@@ -49,6 +71,9 @@ pub(crate) enum Outcome {
     Regression,
     /// Listed, but passing.
     Stale,
+    /// Passing with at least as many checks skipped as passed, and not
+    /// listed as such.
+    Vacuous,
 }
 
 impl Verdict {
@@ -59,6 +84,8 @@ impl Verdict {
             Outcome::Regression
         } else if !self.stale.is_empty() {
             Outcome::Stale
+        } else if self.vacuous == Vacuity::Unaccepted {
+            Outcome::Vacuous
         } else if !self.failing.is_empty() {
             Outcome::ExpectedFailure
         } else {
@@ -132,8 +159,18 @@ pub(crate) fn evaluate(
         };
         let scenario = result.scenario.clone();
         let whole_listed = entries.contains_key(&scenario);
+        let counts = result.counts();
+        let vacuous_key = format!("{scenario}:{VACUOUS}");
+        let vacuous_listed = entries.contains_key(&vacuous_key);
+        let is_vacuous = !missing && failing.is_empty() && counts.is_vacuous();
+        let vacuous = match (is_vacuous, vacuous_listed) {
+            (false, _) => Vacuity::Tested,
+            (true, true) => Vacuity::Accepted,
+            (true, false) => Vacuity::Unaccepted,
+        };
         let check_entries: Vec<(&String, &str)> = entries
             .keys()
+            .filter(|key| **key != vacuous_key)
             .filter_map(|key| {
                 let check = key.strip_prefix(scenario.as_str())?.strip_prefix(':')?;
                 Some((key, check))
@@ -160,12 +197,17 @@ pub(crate) fn evaluate(
                 .collect();
             (unlisted, stale)
         };
+        let mut stale = stale;
+        if vacuous_listed && !is_vacuous {
+            stale.push(vacuous_key);
+        }
         verdicts.push(Verdict {
             scenario,
-            counts: result.counts(),
+            counts,
             failing,
             unlisted,
             stale,
+            vacuous,
         });
     }
     let unknown_entries = match scope.whole_suite {
@@ -204,6 +246,14 @@ pub(crate) fn bless(previous: &Entries, results: &[ScenarioResult], scope: Scope
         .map(|(key, reason)| (key.clone(), reason.clone()))
         .collect();
     for verdict in &evaluation.verdicts {
+        if verdict.vacuous != Vacuity::Tested {
+            let key = format!("{}:{VACUOUS}", verdict.scenario);
+            let reason = previous
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(|| TODO_REASON.to_owned());
+            blessed.insert(key, reason);
+        }
         if verdict.failing.is_empty() {
             continue;
         }
@@ -468,5 +518,44 @@ mod tests {
             ])
         );
         assert!(evaluate(&results, &blessed, scope).is_clean());
+    }
+
+    #[test]
+    fn a_pass_with_as_many_checks_skipped_as_passed_is_vacuous_unless_listed() {
+        use Status::{Skipped, Success};
+        let results = [
+            result("skills", &[("list", Skipped), ("wire", Success)]),
+            result("listed", &[("a", Skipped), ("b", Skipped), ("c", Success)]),
+            result("tested", &[("a", Skipped), ("b", Success), ("c", Success)]),
+            result("cured", &[("a", Success)]),
+        ];
+        let baseline = entries(&[
+            ("listed:vacuous", "the runner skips these on purpose"),
+            ("cured:vacuous", "was vacuous once"),
+        ]);
+        let expected = names(&["cured", "listed", "skills", "tested"]);
+        let scope = Scope {
+            expected: &expected,
+            whole_suite: None,
+        };
+        let evaluation = evaluate(&results, &baseline, scope);
+        assert_eq!(
+            outcomes(&evaluation),
+            [
+                ("cured", Outcome::Stale),
+                ("listed", Outcome::Pass),
+                ("skills", Outcome::Vacuous),
+                ("tested", Outcome::Pass),
+            ]
+        );
+        assert!(!evaluation.is_clean());
+        let blessed = bless(&baseline, &results, scope);
+        assert_eq!(
+            blessed,
+            entries(&[
+                ("listed:vacuous", "the runner skips these on purpose"),
+                ("skills:vacuous", TODO_REASON),
+            ])
+        );
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::evaluate::{Evaluation, Outcome, Verdict};
+use super::evaluate::{Evaluation, Outcome, Vacuity, Verdict};
 use super::listing::Listed;
 use super::results::Counts;
 
@@ -14,13 +14,14 @@ const UNTAGGED: &str = "(untagged)";
 
 fn label(verdict: &Verdict) -> &'static str {
     match verdict.outcome() {
-        // The runner counts a scenario whose every check was skipped as
-        // passing; say so, since nothing was tested.
-        Outcome::Pass if verdict.counts.success == 0 => "pass (every check skipped)",
+        // The runner counts a scenario whose checks were skipped as
+        // passing; say so, since (next to) nothing was tested.
+        Outcome::Pass if verdict.vacuous == Vacuity::Accepted => "pass (vacuous, in the baseline)",
         Outcome::Pass => "pass",
         Outcome::ExpectedFailure => "expected failure",
         Outcome::Regression => "REGRESSION",
         Outcome::Stale => "STALE ENTRY",
+        Outcome::Vacuous => "VACUOUS (skipped >= success)",
     }
 }
 
@@ -34,8 +35,12 @@ pub(crate) struct Tally {
     pub(crate) failed: usize,
     /// Of the failed, those the baseline expects.
     pub(crate) expected: usize,
-    /// Regressions and stale entries: what makes the run fail.
+    /// Regressions, stale entries and unlisted vacuous passes: what makes
+    /// the run fail.
     pub(crate) unexpected: usize,
+    /// Of the passed, those with at least as many checks skipped as
+    /// passed (listed in the baseline or not).
+    pub(crate) vacuous: usize,
 }
 
 impl Tally {
@@ -54,9 +59,12 @@ impl Tally {
         } else {
             self.failed += 1;
         }
+        if verdict.vacuous != Vacuity::Tested {
+            self.vacuous += 1;
+        }
         match verdict.outcome() {
             Outcome::ExpectedFailure => self.expected += 1,
-            Outcome::Regression | Outcome::Stale => self.unexpected += 1,
+            Outcome::Regression | Outcome::Stale | Outcome::Vacuous => self.unexpected += 1,
             Outcome::Pass => {}
         }
     }
@@ -67,6 +75,7 @@ impl Tally {
         self.failed += other.failed;
         self.expected += other.expected;
         self.unexpected += other.unexpected;
+        self.vacuous += other.vacuous;
     }
 
     /// The line that ends the command's output: `N passed, M failed`.
@@ -77,8 +86,8 @@ impl Tally {
     /// The tally in words, for the summary of one mode.
     pub(crate) fn describe(self) -> String {
         format!(
-            "{} passed, {} failed ({} expected by the baseline, {} not)",
-            self.passed, self.failed, self.expected, self.unexpected
+            "{} passed, {} failed, {} vacuous ({} expected by the baseline, {} not)",
+            self.passed, self.failed, self.vacuous, self.expected, self.unexpected
         )
     }
 }
@@ -141,35 +150,43 @@ pub(crate) fn render(title: &str, evaluation: &Evaluation) -> String {
         .unwrap_or_default();
     let mut text = format!("\n=== conformance: {title} ===\n");
     text.push_str(&format!(
-        "{:<width$}  {:>7}  {:>7}  {:>7}  outcome\n",
-        "scenario", "SUCCESS", "FAILURE", "WARNING"
+        "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  outcome\n",
+        "scenario", "SUCCESS", "FAILURE", "WARNING", "SKIPPED"
     ));
     let mut total = Counts::default();
-    let mut tally = [0usize; 4];
+    let mut tally = [0usize; 5];
     for verdict in &evaluation.verdicts {
         let counts = verdict.counts;
         total.add(counts);
         tally[verdict.outcome() as usize] += 1;
         text.push_str(&format!(
-            "{:<width$}  {:>7}  {:>7}  {:>7}  {}\n",
+            "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {}\n",
             verdict.scenario,
             counts.success,
             counts.failure,
             counts.warning,
+            counts.skipped,
             label(verdict)
         ));
     }
     text.push_str(&format!(
-        "{:<width$}  {:>7}  {:>7}  {:>7}  {} scenarios: {} pass, {} expected failures, {} regressions, {} stale\n",
+        "{:<width$}  {:>7}  {:>7}  {:>7}  {:>7}  {} scenarios: {} pass, {} expected failures, {} regressions, {} stale, {} vacuous\n",
         "total",
         total.success,
         total.failure,
         total.warning,
+        total.skipped,
         evaluation.verdicts.len(),
         tally[Outcome::Pass as usize],
         tally[Outcome::ExpectedFailure as usize],
         tally[Outcome::Regression as usize],
         tally[Outcome::Stale as usize],
+        tally[Outcome::Vacuous as usize],
+    ));
+    let tallied = Tally::of(&evaluation.verdicts);
+    text.push_str(&format!(
+        "passed / failed / vacuous: {} / {} / {}\n",
+        tallied.passed, tallied.failed, tallied.vacuous
     ));
     for verdict in &evaluation.verdicts {
         if !verdict.unlisted.is_empty() {
@@ -183,6 +200,17 @@ pub(crate) fn render(title: &str, evaluation: &Evaluation) -> String {
             text.push_str(&format!(
                 "stale baseline entries (they pass now; remove them): {}\n",
                 verdict.stale.join(", ")
+            ));
+        }
+        if verdict.vacuous == Vacuity::Unaccepted {
+            text.push_str(&format!(
+                "vacuous pass of {}: {} checks skipped, {} passed; make it test something, \
+                 or list \"{}:{}\" in the baseline with the reason\n",
+                verdict.scenario,
+                verdict.counts.skipped,
+                verdict.counts.success,
+                verdict.scenario,
+                super::evaluate::VACUOUS
             ));
         }
     }
@@ -212,10 +240,12 @@ mod tests {
                 success: counts.0,
                 failure: counts.1,
                 warning: counts.2,
+                skipped: 0,
             },
             failing: strings(failing),
             unlisted: strings(unlisted),
             stale: strings(stale),
+            vacuous: Vacuity::Tested,
         }
     }
 
@@ -256,14 +286,18 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        assert_eq!(row("ping"), "1 0 0 pass");
-        assert_eq!(row("tools-list"), "0 1 0 REGRESSION");
-        assert_eq!(row("caching"), "6 0 1 expected failure");
-        assert_eq!(row("server-initialize"), "1 0 0 STALE ENTRY");
+        assert_eq!(row("ping"), "1 0 0 0 pass");
+        assert_eq!(row("tools-list"), "0 1 0 0 REGRESSION");
+        assert_eq!(row("caching"), "6 0 1 0 expected failure");
+        assert_eq!(row("server-initialize"), "1 0 0 0 STALE ENTRY");
         assert!(
             row("total").starts_with(
-                "8 1 1 4 scenarios: 1 pass, 1 expected failures, 1 regressions, 1 stale"
+                "8 1 1 0 4 scenarios: 1 pass, 1 expected failures, 1 regressions, 1 stale, 0 vacuous"
             ),
+            "{text}"
+        );
+        assert!(
+            text.contains("passed / failed / vacuous: 2 / 2 / 0"),
             "{text}"
         );
         assert!(
@@ -278,13 +312,34 @@ mod tests {
     }
 
     #[test]
-    fn a_pass_with_every_check_skipped_says_so() {
+    fn vacuous_passes_are_flagged_listed_or_not_and_tallied() {
+        let mut unlisted = verdict("skills", (1, 0, 0), &[], &[], &[]);
+        unlisted.counts.skipped = 3;
+        unlisted.vacuous = Vacuity::Unaccepted;
+        let mut listed = verdict("tasks-status-notifications", (2, 0, 0), &[], &[], &[]);
+        listed.counts.skipped = 2;
+        listed.vacuous = Vacuity::Accepted;
         let evaluation = Evaluation {
-            verdicts: vec![verdict("skills", (0, 0, 0), &[], &[], &[])],
+            verdicts: vec![unlisted, listed],
             unknown_entries: Vec::new(),
         };
+        assert!(!evaluation.is_clean());
         let text = render("client, runner x", &evaluation);
-        assert!(text.contains("pass (every check skipped)"), "{text}");
+        assert!(
+            text.lines().any(|line| {
+                line.split_whitespace().collect::<Vec<_>>().join(" ")
+                    == "skills 1 0 0 3 VACUOUS (skipped >= success)"
+            }),
+            "{text}"
+        );
+        assert!(text.contains("pass (vacuous, in the baseline)"), "{text}");
+        assert!(text.contains("\"skills:vacuous\""), "{text}");
+        assert!(
+            text.contains("passed / failed / vacuous: 2 / 0 / 2"),
+            "{text}"
+        );
+        let tally = Tally::of(&evaluation.verdicts);
+        assert_eq!((tally.vacuous, tally.unexpected), (2, 1));
     }
 
     fn evaluation_of_four() -> Evaluation {
@@ -308,7 +363,8 @@ mod tests {
                 passed: 2,
                 failed: 2,
                 expected: 1,
-                unexpected: 1
+                unexpected: 1,
+                vacuous: 0
             }
         );
         let mut total = tally;
@@ -316,7 +372,7 @@ mod tests {
         assert_eq!(total.final_line(), "4 passed, 4 failed");
         assert_eq!(
             tally.describe(),
-            "2 passed, 2 failed (1 expected by the baseline, 1 not)"
+            "2 passed, 2 failed, 0 vacuous (1 expected by the baseline, 1 not)"
         );
     }
 

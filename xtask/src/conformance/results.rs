@@ -74,6 +74,8 @@ pub(crate) struct Counts {
     pub(crate) failure: usize,
     /// `WARNING` checks.
     pub(crate) warning: usize,
+    /// `SKIPPED` checks: nothing was tested.
+    pub(crate) skipped: usize,
 }
 
 impl Counts {
@@ -82,6 +84,13 @@ impl Counts {
         self.success += other.success;
         self.failure += other.failure;
         self.warning += other.warning;
+        self.skipped += other.skipped;
+    }
+
+    /// Whether a scenario with these counts tested (next to) nothing: at
+    /// least as many checks skipped as succeeded.
+    pub(crate) fn is_vacuous(self) -> bool {
+        self.skipped >= self.success
     }
 }
 
@@ -94,7 +103,8 @@ impl ScenarioResult {
                 Status::Success => counts.success += 1,
                 Status::Failure => counts.failure += 1,
                 Status::Warning => counts.warning += 1,
-                Status::Info | Status::Skipped => {}
+                Status::Skipped => counts.skipped += 1,
+                Status::Info => {}
             }
         }
         counts
@@ -269,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_failing_ids_ignore_info_and_skipped() {
+    fn counts_count_skipped_and_failing_ids_ignore_info_and_skipped() {
         let result = ScenarioResult {
             scenario: "caching".to_owned(),
             checks: parse_checks(CACHING).unwrap(),
@@ -279,7 +289,8 @@ mod tests {
             Counts {
                 success: 1,
                 failure: 1,
-                warning: 1
+                warning: 1,
+                skipped: 1
             }
         );
         assert_eq!(

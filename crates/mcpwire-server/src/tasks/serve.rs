@@ -76,6 +76,9 @@ impl Server {
         version: ProtocolVersion,
         transport: Option<&(dyn std::any::Any + Send + Sync)>,
     ) -> Result<RawJson, ErrorObject> {
+        if let Some(answer) = self.serve_skills(&call, version).await {
+            return answer;
+        }
         let Some(tasks) = self.inner.tasks.as_deref() else {
             return Err(ErrorObject::method_not_found(&call.method));
         };

@@ -1,7 +1,9 @@
 //! Request methods that an extension adds to the stateless revision (the
-//! tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`): routed
-//! to the runtime as raw calls, and refused with -32021 when the request's
-//! client did not declare the extension.
+//! tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`; the
+//! skills extension's `skills/list`, `skills/get`,
+//! `resources/directory/read`): routed to the runtime as raw calls, and
+//! refused with -32021 when the extension needs the client to declare it
+//! and the request's client did not.
 
 use mcpwire_jsonrpc::{ErrorObject, RawJson, RequestId};
 use mcpwire_types::{ClientCapabilities, Meta, MissingRequiredClientCapabilityData, meta_keys};
@@ -18,14 +20,30 @@ pub struct ExtensionMethod {
     pub method: String,
     /// The extension's identifier, e.g. `io.modelcontextprotocol/tasks`.
     pub extension: String,
+    /// Whether only clients that declare the extension may call it (the
+    /// tasks extension), or every client may once the server declared it
+    /// (the skills extension).
+    pub client_must_declare: bool,
 }
 
 impl ExtensionMethod {
-    /// `method`, added by the extension `extension`.
+    /// `method`, added by the extension `extension`, for clients that
+    /// declare the extension.
     pub fn new(method: impl Into<String>, extension: impl Into<String>) -> Self {
         Self {
             method: method.into(),
             extension: extension.into(),
+            client_must_declare: true,
+        }
+    }
+
+    /// `method`, added by the extension `extension`, served to every
+    /// client: the client learns of it from the server's declaration and
+    /// need not declare the extension itself.
+    pub fn open(method: impl Into<String>, extension: impl Into<String>) -> Self {
+        Self {
+            client_must_declare: false,
+            ..Self::new(method, extension)
         }
     }
 }
@@ -61,7 +79,11 @@ fn meta_of(params: Option<&RawJson>) -> Option<Meta> {
 impl ServerSession {
     /// The extension that adds `method`, when the request is a stateless
     /// one (its `_meta` names a protocol version) and the server serves it.
-    pub(super) fn extension_of(&self, method: &str, params: Option<&RawJson>) -> Option<String> {
+    pub(super) fn extension_of(
+        &self,
+        method: &str,
+        params: Option<&RawJson>,
+    ) -> Option<ExtensionMethod> {
         let added = self
             .config
             .extension_methods
@@ -69,21 +91,22 @@ impl ServerSession {
             .find(|m| m.method == method)?;
         let stateless =
             meta_of(params).is_some_and(|m| m.get(meta_keys::PROTOCOL_VERSION).is_some());
-        stateless.then(|| added.extension.clone())
+        stateless.then(|| added.clone())
     }
 
-    /// Serves a request of a method the extension `extension` adds: checks
-    /// the per-request fields like any stateless request, refuses a client
-    /// that did not declare the extension (-32021 naming it), and hands the
-    /// rest to the runtime as an [`Event::ExtensionRequest`].
+    /// Serves a request of a method an extension adds: checks the
+    /// per-request fields like any stateless request, refuses a client that
+    /// did not declare an extension that needs it (-32021 naming it), and
+    /// hands the rest to the runtime as an [`Event::ExtensionRequest`].
     pub(super) fn extension_request(
         &mut self,
         id: RequestId,
         method: String,
         params: Option<RawJson>,
-        extension: &str,
+        added: &ExtensionMethod,
         batch: Option<BatchId>,
     ) {
+        let extension = added.extension.as_str();
         let meta = meta_of(params.as_ref());
         let requested = meta
             .as_ref()
@@ -96,7 +119,7 @@ impl ServerSession {
             Ok(speaker) => speaker,
             Err(error) => return self.peer.answer_unadmitted(Some(id), error, batch),
         };
-        if !speaker.capabilities.supports_extension(extension) {
+        if added.client_must_declare && !speaker.capabilities.supports_extension(extension) {
             let mut extensions = serde_json::Map::new();
             extensions.insert(extension.to_owned(), serde_json::json!({}));
             let required = ClientCapabilities {

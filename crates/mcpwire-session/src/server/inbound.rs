@@ -120,8 +120,8 @@ impl ServerSession {
             let error = ErrorObject::invalid_request("initialize must not be part of a batch");
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
-        if let Some(extension) = self.extension_of(&method, params.as_ref()) {
-            return self.extension_request(id, method, params, &extension, batch);
+        if let Some(added) = self.extension_of(&method, params.as_ref()) {
+            return self.extension_request(id, method, params, &added, batch);
         }
         let decoded = match ClientRequest::decode(&method, params.as_ref()) {
             Ok(decoded) => decoded,
