@@ -146,7 +146,7 @@ mod validate;
 mod writer;
 
 pub use body::{HttpResponse, ResponseBody, ResponseFuture};
-pub use config::{Config, HostPolicy, OriginPolicy, ResponseMode};
+pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMode};
 pub use memory::{MemoryBus, MemoryEventStore, MemorySessionStore};
 pub use params::{LearnedParamHeaders, ParamHeader, ToolParamHeaders, param_headers};
 pub use security::LocalAddr;

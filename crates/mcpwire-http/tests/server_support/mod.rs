@@ -379,6 +379,11 @@ impl Conn {
         within(self.stream.write_all(&bytes)).await.unwrap();
     }
 
+    /// The socket itself, for tests that read or write raw bytes.
+    pub fn into_stream(self) -> TcpStream {
+        self.stream
+    }
+
     async fn fill(&mut self) -> bool {
         let mut chunk = [0u8; 16 * 1024];
         let read = within(self.stream.read(&mut chunk)).await.unwrap_or(0);
