@@ -7,4 +7,5 @@ mod server_support;
 
 mod hardening {
     pub(crate) mod connections;
+    pub(crate) mod rebinding;
 }
