@@ -273,6 +273,15 @@ async fn session_post(
         .map_err(|e| store_failed(&e))?
         .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
     let batch = matches!(inbound, Inbound::Batch(_));
+    // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is
+    // refused whole with 400, before anything of it reaches the runtime
+    // (a batch of notifications must not get 202 either).
+    if batch && record.version.is_some_and(|v| !v.allows_batches()) {
+        return Err(invalid_request(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: JSON-RPC batches are allowed only in 2025-03-26 sessions; send one message per POST",
+        ));
+    }
     let expects_answer = match &inbound {
         Inbound::Single(message) => matches!(message, Message::Request(_)),
         Inbound::Batch(items) => items
