@@ -8,4 +8,5 @@ mod server_support;
 mod hardening {
     pub(crate) mod connections;
     pub(crate) mod rebinding;
+    pub(crate) mod routing;
 }
