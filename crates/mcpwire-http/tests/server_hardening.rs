@@ -3,6 +3,12 @@
 //! listeners, batches outside 2025-03-26, request routing abuse and the
 //! bounds on what one session may hold (issue 17).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
+)]
+
 mod server_support;
 
 mod hardening {

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use mcpwire_types::ProtocolVersion;
 
-use super::memory::{MemoryBus, MemoryEventStore, MemorySessionStore};
+use super::event_log::MemoryEventStore;
+use super::memory::{MemoryBus, MemorySessionStore};
 use super::params::{LearnedParamHeaders, ToolParamHeaders};
 use super::store::{EventStore, MessageBus, SessionStore};
 

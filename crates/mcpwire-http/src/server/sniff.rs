@@ -205,7 +205,7 @@ mod tests {
         let request = b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
         client.try_write(request).unwrap();
         // Let the whole request arrive before sniffing, as it usually has.
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
         let (mut sniffed, http2) = sniff(server, LIMIT).await.unwrap();
         assert!(!http2);
         let mut buffer = [0_u8; 8192];
@@ -224,7 +224,7 @@ mod tests {
         // In two writes, the preface split in its middle.
         client.try_write(&sent[..10]).unwrap();
         let sniffing = tokio::spawn(sniff(server, LIMIT));
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
         client.try_write(&sent[10..]).unwrap();
         let (mut sniffed, http2) = sniffing.await.unwrap().unwrap();
         assert!(http2);
