@@ -324,7 +324,7 @@ async fn stateless_only_servers_refuse_get_and_delete_and_ignore_session_ids() {
 }
 
 #[tokio::test]
-async fn http_08_batches_work_in_2025_03_26_sessions() {
+async fn http_08_base_19_batches_work_in_2025_03_26_sessions_only() {
     let server = server(Config::default()).await;
     let client = Client::connect(server.addr, V2025_03_26).await;
     let batch = format!(
@@ -352,14 +352,23 @@ async fn http_08_batches_work_in_2025_03_26_sessions() {
         notification("notifications/cancelled", json!({"requestId": 77}))
     );
     assert_eq!(client.post(&only_notifications).await.status(), 202);
-    let newer = Client::connect(server.addr, V2025_06_18).await;
-    let reply = newer
-        .post(&format!("[{}]", request(1, "tools/list", json!({}))))
-        .await;
-    assert_eq!(reply.status(), 200);
-    assert_eq!(
-        reply.json()["error"]["code"],
-        -32600,
-        "batches are 2025-03-26 only"
-    );
+    // BASE-19: later revisions refuse the array whole with HTTP 400, and
+    // a batch of notifications gets no 202.
+    for version in [V2025_06_18, V2025_11_25] {
+        let newer = Client::connect(server.addr, version).await;
+        let reply = newer
+            .post(&format!("[{}]", request(1, "tools/list", json!({}))))
+            .await;
+        assert_eq!(reply.status(), 400, "{version}");
+        assert_eq!(
+            reply.json()["error"]["code"],
+            -32600,
+            "batches are 2025-03-26 only"
+        );
+        let reply = newer.post(&only_notifications).await;
+        assert_eq!(reply.status(), 400, "{version}: a batch of notifications");
+        // The session is untouched.
+        let reply = newer.post(&request(2, "tools/list", json!({}))).await;
+        assert_eq!(reply.status(), 200, "{version}");
+    }
 }

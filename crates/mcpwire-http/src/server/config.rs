@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use mcpwire_types::ProtocolVersion;
 
-use super::memory::{MemoryBus, MemoryEventStore, MemorySessionStore};
+use super::event_log::MemoryEventStore;
+use super::memory::{MemoryBus, MemorySessionStore};
 use super::params::{LearnedParamHeaders, ToolParamHeaders};
 use super::store::{EventStore, MessageBus, SessionStore};
 
@@ -70,8 +71,11 @@ pub enum OriginPolicy {
 /// The options of a [`StreamableHttp`](super::StreamableHttp) server.
 ///
 /// The defaults are safe for a local server: DNS-rebinding checks on, 4 MiB
-/// bodies, 30-minute idle sessions, at most 10,000 sessions and 100 open
-/// streams per session.
+/// bodies read within 30 s, request heads within 10 s, at most 1,024
+/// connections, SSE connections closed after 30 s without the client
+/// reading, 30-minute idle sessions, at most 10,000 sessions and 100 open
+/// streams per session. `docs/security.md` lists every limit and what it
+/// protects.
 #[derive(Clone)]
 pub struct Config {
     pub(crate) response_mode: ResponseMode,
@@ -81,6 +85,8 @@ pub struct Config {
     pub(crate) hosts: HostPolicy,
     pub(crate) origins: OriginPolicy,
     pub(crate) max_body: usize,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) connections: ConnectionLimits,
     pub(crate) idle_timeout: Duration,
     pub(crate) sweep_interval: Option<Duration>,
     pub(crate) keep_alive: Option<Duration>,
@@ -98,6 +104,42 @@ pub struct Config {
     pub(crate) bus: Arc<dyn MessageBus>,
 }
 
+/// The limits [`serve`](super::serve()) applies to every connection, read
+/// from a [`Config`] ([`Config::connection_limits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) max_connections: usize,
+    pub(crate) write_stall_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
+            write_stall_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl ConnectionLimits {
+    /// See [`Config::header_read_timeout`].
+    pub fn header_read_timeout(&self) -> Duration {
+        self.header_read_timeout
+    }
+
+    /// See [`Config::max_connections`].
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// See [`Config::write_stall_timeout`].
+    pub fn write_stall_timeout(&self) -> Duration {
+        self.write_stall_timeout
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Self {
@@ -108,6 +150,8 @@ impl Default for Config {
             hosts: HostPolicy::Auto,
             origins: OriginPolicy::Auto,
             max_body: 4 * 1024 * 1024,
+            body_read_timeout: Duration::from_secs(30),
+            connections: ConnectionLimits::default(),
             idle_timeout: Duration::from_secs(30 * 60),
             sweep_interval: None,
             keep_alive: Some(Duration::from_secs(15)),
@@ -137,6 +181,8 @@ impl fmt::Debug for Config {
             .field("hosts", &self.hosts)
             .field("origins", &self.origins)
             .field("max_body", &self.max_body)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("connections", &self.connections)
             .field("idle_timeout", &self.idle_timeout)
             .field("keep_alive", &self.keep_alive)
             .field("max_sessions", &self.max_sessions)
@@ -212,6 +258,50 @@ impl Config {
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body = bytes;
         self
+    }
+
+    /// How long a POST body may take to arrive once its head has (default
+    /// 30 s); a slower one gets 408. Bounds how long a client trickling its
+    /// body holds a connection and a request slot.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may take to send the head of a request
+    /// (default 10 s): the first bytes of a new connection, and every later
+    /// request head. It is also how long an idle HTTP/1.1 keep-alive
+    /// connection waits for its next request, and how long an HTTP/2
+    /// keep-alive ping waits for its answer. Applied by
+    /// [`serve`](super::serve()), which hyper-level limits need.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.connections.header_read_timeout = timeout;
+        self
+    }
+
+    /// The most connections [`serve`](super::serve()) holds at once (default
+    /// 1,024). Past it, new connections wait in the listener's backlog until
+    /// one closes, so a flood of idle or trickling sockets cannot exhaust
+    /// the process's memory or file descriptors.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.connections.max_connections = max.max(1);
+        self
+    }
+
+    /// How long a connection may refuse to take the bytes the server writes
+    /// (default 30 s): a client that stops reading its SSE stream (or any
+    /// response) for this long has its connection closed by
+    /// [`serve`](super::serve()), which frees the stream's slot so that the
+    /// session can expire. Logged events stay for resumption.
+    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.connections.write_stall_timeout = timeout;
+        self
+    }
+
+    /// The connection-level limits ([`Config::header_read_timeout`],
+    /// [`Config::max_connections`], [`Config::write_stall_timeout`]).
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        self.connections
     }
 
     /// How long a session lives without requests or open streams (default

@@ -1,8 +1,8 @@
-//! The in-memory defaults of the session store, the event store and the
-//! message bus: everything in this process, bounded, expired lazily and by
-//! the server's sweeper.
+//! The in-memory defaults of the session store and the message bus
+//! (the event store's is in `event_log`): everything in this process,
+//! bounded, expired lazily and by the server's sweeper.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
@@ -15,8 +15,8 @@ use tokio::time::Instant;
 
 use super::pipe::{PipeSender, pipe};
 use super::store::{
-    Envelope, EventStore, Inbox, MessageBus, Replay, SessionId, SessionRecord, SessionStore,
-    StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription,
+    Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreFuture, StreamEvent,
+    StreamKey, Subscription,
 };
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
@@ -140,206 +140,6 @@ impl SessionStore for MemorySessionStore {
     fn count(&self) -> StoreFuture<'_, usize> {
         let count = lock(&self.sessions).len();
         Box::pin(async move { Ok(count) })
-    }
-}
-
-/// Stream event logs in this process's memory, with bounded retention.
-///
-/// Each stream keeps at most `per_stream` events and each session at most
-/// `per_session`; beyond that the oldest event (of the stream, or of the
-/// whole session) is dropped first.
-#[derive(Debug)]
-pub struct MemoryEventStore {
-    logs: Mutex<Logs>,
-    per_stream: usize,
-    per_session: usize,
-}
-
-#[derive(Debug, Default)]
-struct Logs {
-    sessions: HashMap<SessionId, SessionLog, FastHash>,
-    total: usize,
-}
-
-#[derive(Debug, Default)]
-struct SessionLog {
-    streams: HashMap<u64, StreamLog, FastHash>,
-    total: usize,
-    /// Orders events across the session's streams, for session-wide eviction.
-    next_order: u64,
-}
-
-#[derive(Debug, Default)]
-struct StreamLog {
-    events: VecDeque<(u64, StoredEvent)>,
-    finished: bool,
-    delivered: u64,
-}
-
-impl MemoryEventStore {
-    /// Default retention per stream.
-    pub const DEFAULT_PER_STREAM: usize = 256;
-    /// Default retention per session.
-    pub const DEFAULT_PER_SESSION: usize = 1024;
-
-    /// A store with the default retention.
-    pub fn new() -> Self {
-        Self::with_retention(Self::DEFAULT_PER_STREAM, Self::DEFAULT_PER_SESSION)
-    }
-
-    /// A store keeping at most `per_stream` events per stream and
-    /// `per_session` per session (each at least 1).
-    pub fn with_retention(per_stream: usize, per_session: usize) -> Self {
-        Self {
-            logs: Mutex::default(),
-            per_stream: per_stream.max(1),
-            per_session: per_session.max(1),
-        }
-    }
-}
-
-impl Default for MemoryEventStore {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Logs {
-    fn append(
-        &mut self,
-        key: &StreamKey,
-        event: StoredEvent,
-        per_stream: usize,
-        per_session: usize,
-    ) {
-        let Some(session) = self.sessions.get_mut(&key.session) else {
-            return;
-        };
-        let order = session.next_order;
-        let Some(stream) = session.streams.get_mut(&key.stream) else {
-            return;
-        };
-        session.next_order += 1;
-        stream.events.push_back((order, event));
-        session.total += 1;
-        self.total += 1;
-        if stream.events.len() > per_stream {
-            stream.events.pop_front();
-            session.total -= 1;
-            self.total -= 1;
-        }
-        while session.total > per_session {
-            // The oldest event of the session is at the front of one stream.
-            let oldest = session
-                .streams
-                .iter()
-                .filter_map(|(number, log)| log.events.front().map(|(order, _)| (*order, *number)))
-                .min();
-            let Some((_, number)) = oldest else { break };
-            if let Some(log) = session.streams.get_mut(&number) {
-                log.events.pop_front();
-                session.total -= 1;
-                self.total -= 1;
-                if log.finished && log.events.is_empty() {
-                    session.streams.remove(&number);
-                }
-            }
-        }
-    }
-}
-
-impl EventStore for MemoryEventStore {
-    fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
-        let mut log = SessionLog::default();
-        log.streams.insert(0, StreamLog::default());
-        let mut logs = lock(&self.logs);
-        if let Some(old) = logs.sessions.insert(session.clone(), log) {
-            logs.total -= old.total;
-        }
-        Box::pin(async { Ok(()) })
-    }
-
-    fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session) {
-            session.streams.entry(key.stream).or_default();
-        }
-        Box::pin(async { Ok(()) })
-    }
-
-    fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
-        lock(&self.logs).append(key, event, self.per_stream, self.per_session);
-        Box::pin(async { Ok(()) })
-    }
-
-    fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session)
-            && let Some(stream) = session.streams.get_mut(&key.stream)
-        {
-            stream.finished = true;
-            if stream.events.is_empty() {
-                session.streams.remove(&key.stream);
-            }
-        }
-        Box::pin(async { Ok(()) })
-    }
-
-    fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
-        let replay = lock(&self.logs)
-            .sessions
-            .get(&key.session)
-            .and_then(|session| session.streams.get(&key.stream))
-            .map(|stream| {
-                let after = after.unwrap_or(stream.delivered);
-                Replay {
-                    events: stream
-                        .events
-                        .iter()
-                        .filter(|(_, event)| event.seq > after)
-                        .map(|(_, event)| event.clone())
-                        .collect(),
-                    finished: stream.finished,
-                }
-            });
-        Box::pin(async move { Ok(replay) })
-    }
-
-    fn mark_delivered(&self, key: &StreamKey, seq: u64) -> StoreFuture<'_, ()> {
-        if let Some(stream) = lock(&self.logs)
-            .sessions
-            .get_mut(&key.session)
-            .and_then(|session| session.streams.get_mut(&key.stream))
-        {
-            stream.delivered = stream.delivered.max(seq);
-        }
-        Box::pin(async { Ok(()) })
-    }
-
-    fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        let mut logs = lock(&self.logs);
-        let removed = logs
-            .sessions
-            .get_mut(&key.session)
-            .and_then(|session| {
-                let stream = session.streams.remove(&key.stream)?;
-                session.total -= stream.events.len();
-                Some(stream.events.len())
-            })
-            .unwrap_or(0);
-        logs.total -= removed;
-        Box::pin(async { Ok(()) })
-    }
-
-    fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
-        let mut logs = lock(&self.logs);
-        if let Some(log) = logs.sessions.remove(session) {
-            logs.total -= log.total;
-        }
-        Box::pin(async { Ok(()) })
-    }
-
-    fn count(&self) -> StoreFuture<'_, usize> {
-        let total = lock(&self.logs).total;
-        Box::pin(async move { Ok(total) })
     }
 }
 
@@ -479,40 +279,12 @@ impl MessageBus for MemoryBus {
 
 #[cfg(test)]
 mod tests {
-    //! The in-memory stores run the shared store contract (the Redis stores
+    //! The in-memory session store and bus run the shared store contract (the Redis stores
     //! run the same checks in mcpwire-redis).
 
     use crate::server::store_contract;
 
     use super::*;
-
-    #[tokio::test]
-    async fn event_store_replays_only_the_named_stream_after_the_given_event() {
-        let store = MemoryEventStore::new();
-        store_contract::event_store_replays_only_the_named_stream_after_the_given_event(&store)
-            .await;
-    }
-
-    #[tokio::test]
-    async fn event_store_retention_is_bounded_per_stream_and_per_session() {
-        let store = MemoryEventStore::with_retention(3, 5);
-        store_contract::event_store_retention_is_bounded_per_stream_and_per_session(&store).await;
-    }
-
-    #[tokio::test]
-    async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
-        let store = MemoryEventStore::new();
-        store_contract::event_store_ignores_writes_for_sessions_it_does_not_know(&store).await;
-    }
-
-    #[tokio::test]
-    async fn standalone_replay_without_an_id_starts_after_the_delivery_mark() {
-        let store = MemoryEventStore::new();
-        store_contract::event_store_standalone_replay_without_an_id_starts_after_the_delivery_mark(
-            &store,
-        )
-        .await;
-    }
 
     #[tokio::test(start_paused = true)]
     async fn session_store_expires_idle_sessions_and_touch_refreshes() {

@@ -125,6 +125,7 @@
 
 pub mod body;
 mod config;
+mod event_log;
 mod get;
 mod memory;
 mod names;
@@ -146,8 +147,9 @@ mod validate;
 mod writer;
 
 pub use body::{HttpResponse, ResponseBody, ResponseFuture};
-pub use config::{Config, HostPolicy, OriginPolicy, ResponseMode};
-pub use memory::{MemoryBus, MemoryEventStore, MemorySessionStore};
+pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMode};
+pub use event_log::MemoryEventStore;
+pub use memory::{MemoryBus, MemorySessionStore};
 pub use params::{LearnedParamHeaders, ParamHeader, ToolParamHeaders, param_headers};
 pub use security::LocalAddr;
 pub use serve::{Drain, Serve, serve};

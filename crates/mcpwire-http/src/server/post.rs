@@ -3,6 +3,7 @@
 //! session traffic to its runtime.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::request::Parts;
@@ -54,7 +55,13 @@ where
             "Unsupported Media Type: the body must be application/json",
         ));
     }
-    let payload = read_body(&parts.headers, body, shared.config.max_body).await?;
+    let payload = read_body(
+        &parts.headers,
+        body,
+        shared.config.max_body,
+        shared.config.body_read_timeout,
+    )
+    .await?;
     let inbound = Inbound::from_slice(&payload);
     if let Inbound::Invalid(error) = &inbound {
         let answer = error.to_error_response();
@@ -147,23 +154,40 @@ pub(crate) fn check_version_header(
     }
 }
 
-/// Reads the body, refusing more than `limit` bytes with 413.
-async fn read_body<B>(headers: &HeaderMap, body: B, limit: usize) -> Result<Bytes, HttpResponse>
+/// Reads the body, refusing more than `limit` bytes with 413 and a body
+/// that takes longer than `deadline` with 408.
+async fn read_body<B>(
+    headers: &HeaderMap,
+    body: B,
+    limit: usize,
+    deadline: Duration,
+) -> Result<Bytes, HttpResponse>
 where
     B: SendBody,
 {
-    read_limited(headers, body, limit)
-        .await
-        .map_err(|error| match error {
-            ReadError::TooLarge { .. } => invalid_request(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "Payload Too Large: the body exceeds the server's limit",
-            ),
-            _ => invalid_request(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: the body could not be read",
-            ),
-        })
+    let Ok(read) = tokio::time::timeout(deadline, read_limited(headers, body, limit)).await else {
+        let mut response = invalid_request(
+            StatusCode::REQUEST_TIMEOUT,
+            "Request Timeout: the body did not arrive in time",
+        );
+        // The rest of the body may still be on its way: the connection
+        // cannot carry another request.
+        response.headers_mut().insert(
+            http::header::CONNECTION,
+            http::HeaderValue::from_static("close"),
+        );
+        return Err(response);
+    };
+    read.map_err(|error| match error {
+        ReadError::TooLarge { .. } => invalid_request(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large: the body exceeds the server's limit",
+        ),
+        _ => invalid_request(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the body could not be read",
+        ),
+    })
 }
 
 /// A store or bus failure.
@@ -249,6 +273,15 @@ async fn session_post(
         .map_err(|e| store_failed(&e))?
         .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
     let batch = matches!(inbound, Inbound::Batch(_));
+    // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is
+    // refused whole with 400, before anything of it reaches the runtime
+    // (a batch of notifications must not get 202 either).
+    if batch && record.version.is_some_and(|v| !v.allows_batches()) {
+        return Err(invalid_request(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: JSON-RPC batches are allowed only in 2025-03-26 sessions; send one message per POST",
+        ));
+    }
     let expects_answer = match &inbound {
         Inbound::Single(message) => matches!(message, Message::Request(_)),
         Inbound::Batch(items) => items

@@ -422,6 +422,9 @@ pub(crate) struct SseState {
     retry_millis: u64,
     polling: bool,
     done: bool,
+    /// The stream's last event was taken in (not merely this connection's
+    /// end): once it is written, resumption needs nothing of the stream.
+    complete: bool,
 }
 
 impl SseState {
@@ -459,6 +462,7 @@ impl SseState {
             retry_millis: config.retry_millis(),
             polling,
             done: false,
+            complete: false,
         }
     }
 
@@ -479,10 +483,15 @@ impl SseState {
                 let id = self.key.as_ref().map(|key| (key.stream, seq));
                 self.queue.push_back(frames::event(id, &data));
                 if last {
+                    self.complete = true;
                     self.finish();
                 }
             }
-            Some(StreamEvent::End) | None => self.finish(),
+            Some(StreamEvent::End) => {
+                self.complete = true;
+                self.finish();
+            }
+            None => self.finish(),
             Some(StreamEvent::Pause) => self.pause(),
         }
     }
@@ -507,6 +516,17 @@ impl SseState {
                 return Some(chunk);
             }
             if self.done {
+                if self.complete
+                    && let Some(key) = self.key.clone().filter(|key| key.stream != 0)
+                {
+                    // Every event of the stream went to the connection: its
+                    // log would only hold memory until evicted (a session
+                    // answering 64 KiB calls over SSE held ~100 MiB).
+                    let events = self.guard.shared.config.events.clone();
+                    tokio::spawn(async move {
+                        let _ = events.completed(&key).await;
+                    });
+                }
                 return None;
             }
             match self.wait().await {

@@ -58,7 +58,17 @@ impl Rejection {
 /// policies accept only loopback names; elsewhere [`HostPolicy::Auto`]
 /// accepts any host and [`OriginPolicy::Auto`] only the server's own
 /// origin (the `Host`). A request without `Origin` did not come from a
-/// browser and passes the origin check.
+/// browser and passes the origin check. IPv4-mapped IPv6 addresses
+/// (`::ffff:127.0.0.1`, what a dual-stack listener sees) count as the IPv4
+/// address they map.
+///
+/// What `Auto` protects on a non-loopback address: only the origin check
+/// applies (a browser page from another origin cannot call the server),
+/// while any `Host` is accepted, because the names a public server is
+/// reached by are not known to it. A rebinding attack against a server on
+/// a private network address (a page whose name was rebound to
+/// 10.0.0.5) is stopped only by [`HostPolicy::List`]: servers on such
+/// addresses should list their names.
 ///
 /// # Errors
 ///
@@ -72,7 +82,7 @@ pub fn check_host_and_origin(
     let loopback = parts
         .extensions
         .get::<LocalAddr>()
-        .is_none_or(|local| local.0.ip().is_loopback());
+        .is_none_or(|local| is_loopback_ip(local.0.ip()));
     let authority = parts
         .headers
         .get(HOST)
@@ -123,8 +133,14 @@ fn split_host(authority: &str) -> &str {
 }
 
 fn is_loopback_name(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(is_loopback_ip)
+}
+
+/// Whether `ip` is a loopback address, IPv4-mapped IPv6 ones included: on a
+/// dual-stack (`[::]`) listener a connection to 127.0.0.1 has the local
+/// address `::ffff:127.0.0.1`, which `is_loopback` alone does not see.
+fn is_loopback_ip(ip: IpAddr) -> bool {
+    ip.to_canonical().is_loopback()
 }
 
 /// Whether `authority` matches an entry: `name` matches any port,

@@ -11,15 +11,16 @@ use std::time::Duration;
 
 use http::{Request, Response};
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use super::body::SendBody;
+use super::config::ConnectionLimits;
 use super::security::LocalAddr;
 use super::service::StreamableHttp;
 
@@ -75,6 +76,13 @@ impl Drain for StreamableHttp {
 /// [`LocalAddr`], which the default host policy reads. Without
 /// [`Serve::with_graceful_shutdown`] it runs until the listener fails.
 ///
+/// Every connection is held to [`ConnectionLimits`]: a deadline for each
+/// request head (and for the first bytes), a cap on connections at once,
+/// and a bound on how long the peer may stop reading what the server
+/// writes. When `service` is a [`StreamableHttp`] they come from its
+/// [`Config`](super::Config); otherwise they are the defaults unless set
+/// with [`Serve::connection_limits`].
+///
 /// ```no_run
 /// # async fn run(server: mcpwire_http::server::StreamableHttp) -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
@@ -93,11 +101,18 @@ where
     S::Error: Into<BoxError>,
     B: SendBody,
 {
+    // The endpoint's own configuration carries the connection limits; a
+    // service that wraps it passes them with `connection_limits`.
+    let limits = (&service as &dyn core::any::Any)
+        .downcast_ref::<StreamableHttp>()
+        .map(|http| http.config().connection_limits())
+        .unwrap_or_default();
     Serve {
         listener,
         service,
         shutdown: None,
         drain_timeout: Duration::from_secs(10),
+        limits,
     }
 }
 
@@ -107,6 +122,7 @@ pub struct Serve<S = StreamableHttp> {
     service: S,
     shutdown: Option<GracefulShutdown>,
     drain_timeout: Duration,
+    limits: ConnectionLimits,
 }
 
 /// When to shut down, and the service's part in it ([`Drain`]).
@@ -122,6 +138,7 @@ impl<S> std::fmt::Debug for Serve<S> {
             .field("listener", &self.listener)
             .field("graceful_shutdown", &self.shutdown.is_some())
             .field("drain_timeout", &self.drain_timeout)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -156,6 +173,14 @@ impl<S> Serve<S> {
         self
     }
 
+    /// The limits every connection is held to, typically
+    /// `config.connection_limits()` of the endpoint's [`Config`](super::Config)
+    /// when the served service wraps it.
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// The address the listener is bound to.
     ///
     /// # Errors
@@ -179,6 +204,7 @@ where
             service,
             shutdown,
             drain_timeout,
+            limits,
         } = self;
         let (mut signal, hooks) = match shutdown {
             Some(shutdown) => (
@@ -189,7 +215,16 @@ where
         };
         let (stop, stopped) = watch::channel(false);
         let mut connections = JoinSet::new();
+        // One permit per open connection: at the cap, new connections wait
+        // in the listener's backlog until one closes.
+        let slots = std::sync::Arc::new(Semaphore::new(limits.max_connections.max(1)));
         loop {
+            let slot = tokio::select! {
+                slot = slots.clone().acquire_owned() => slot,
+                () = &mut signal => break,
+            };
+            // The semaphore is never closed.
+            let Ok(slot) = slot else { break };
             tokio::select! {
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
@@ -198,7 +233,11 @@ where
                         if let Err(error) = stream.set_nodelay(true) {
                             tracing::debug!(%error, "setting TCP_NODELAY failed");
                         }
-                        connections.spawn(connection(stream, service.clone(), stopped.clone()));
+                        let serving = connection(stream, service.clone(), stopped.clone(), limits);
+                        connections.spawn(async move {
+                            serving.await;
+                            drop(slot);
+                        });
                     }
                     Err(error) => {
                         // Usually out of file descriptors: wait, then go on.
@@ -248,8 +287,12 @@ where
 
 /// Serves one connection until it closes, shutting it down gracefully
 /// when told to.
-async fn connection<S, B>(stream: TcpStream, service: S, mut stop: watch::Receiver<bool>)
-where
+async fn connection<S, B>(
+    stream: TcpStream,
+    service: S,
+    mut stop: watch::Receiver<bool>,
+    limits: ConnectionLimits,
+) where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
     S::Error: Into<BoxError>,
@@ -264,18 +307,43 @@ where
     });
     // Sniffed here rather than by the auto builder, which would leave hyper an 8 KiB larger
     // read buffer on every HTTP/1 connection (see `sniff`).
+    // A peer that connects and sends nothing is held to the same deadline
+    // as one that trickles its request head.
+    let sniffing = tokio::time::timeout(
+        limits.header_read_timeout,
+        super::sniff::sniff(stream, limits.write_stall_timeout),
+    );
     let sniffed = tokio::select! {
-        sniffed = super::sniff::sniff(stream) => sniffed,
+        sniffed = sniffing => sniffed,
         _ = stop.wait_for(|stop| *stop) => return,
     };
     let (stream, http2) = match sniffed {
-        Ok(sniffed) => sniffed,
-        Err(error) => {
+        Ok(Ok(sniffed)) => sniffed,
+        Ok(Err(error)) => {
             tracing::debug!(%error, "reading a connection's first bytes failed");
             return;
         }
+        Err(_) => {
+            tracing::debug!("a connection sent no request within the header read timeout");
+            return;
+        }
     };
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper's header read timeout needs a timer; it also closes idle
+    // HTTP/1.1 keep-alive connections, since it runs while the connection
+    // waits for the next request head.
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    // HTTP/2: pings find peers that vanished without closing.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(
+            limits.header_read_timeout.max(Duration::from_secs(1)) * 3,
+        ))
+        .keep_alive_timeout(limits.header_read_timeout);
     let builder = if http2 {
         builder.http2_only()
     } else {

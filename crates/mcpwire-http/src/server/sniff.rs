@@ -6,13 +6,19 @@
 //! take a full 8 KiB read after those, doubles it to 16 KiB, and keeps that for the life of the
 //! connection: 8 KiB more for every open connection, long-lived GET streams included (measured:
 //! 22.9 KB per open GET stream against 13.3 KB on a plain HTTP/1 connection).
+//!
+//! The sniffed connection also bounds write stalls: a write the peer leaves pending (it stopped
+//! reading) for longer than the write-stall timeout fails, which closes the connection.
 
+use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 use std::io;
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::time::{Instant, Sleep};
 
 /// The first bytes of an HTTP/2 connection with prior knowledge (RFC 9113, section 3.4).
 const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -24,15 +30,21 @@ pub(crate) struct Sniffed {
     /// The part of `prefix` not handed out yet.
     start: usize,
     end: usize,
+    /// How long a write may stay pending.
+    stall_limit: Duration,
+    /// Armed while a write is pending (kept between stalls to reuse its allocation).
+    stall: Option<Pin<Box<Sleep>>>,
+    stalled: bool,
 }
 
 /// Reads the first bytes of `stream` until they are the HTTP/2 preface, differ from it, or the
-/// peer stops sending; returns the connection and whether it speaks HTTP/2.
+/// peer stops sending; returns the connection, whose writes may stay pending for at most
+/// `stall_limit`, and whether it speaks HTTP/2.
 ///
 /// # Errors
 ///
 /// When reading fails.
-pub(crate) async fn sniff(stream: TcpStream) -> io::Result<(Sniffed, bool)> {
+pub(crate) async fn sniff(stream: TcpStream, stall_limit: Duration) -> io::Result<(Sniffed, bool)> {
     let mut prefix = [0_u8; 24];
     let mut end = 0;
     // At most 24 bytes, so at most 24 reads that return data.
@@ -56,8 +68,46 @@ pub(crate) async fn sniff(stream: TcpStream) -> io::Result<(Sniffed, bool)> {
         prefix,
         start: 0,
         end,
+        stall_limit,
+        stall: None,
+        stalled: false,
     };
     Ok((sniffed, http2))
+}
+
+impl Sniffed {
+    /// Passes on the outcome of a write, failing it once the peer has left writes pending for
+    /// longer than the limit: a client that never reads its SSE stream would otherwise hold
+    /// its connection, its stream and its session forever.
+    fn bound_stall<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if poll.is_ready() {
+            self.stalled = false;
+            return poll;
+        }
+        let deadline = Instant::now() + self.stall_limit;
+        let stall = match &mut self.stall {
+            Some(stall) if self.stalled => stall,
+            Some(stall) => {
+                stall.as_mut().reset(deadline);
+                stall
+            }
+            None => self
+                .stall
+                .insert(Box::pin(tokio::time::sleep_until(deadline))),
+        };
+        self.stalled = true;
+        if stall.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the peer stopped reading for longer than the write-stall timeout",
+            )));
+        }
+        Poll::Pending
+    }
 }
 
 impl AsyncRead for Sniffed {
@@ -89,7 +139,9 @@ impl AsyncWrite for Sniffed {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        let written = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.bound_stall(cx, written)
     }
 
     fn poll_write_vectored(
@@ -97,7 +149,9 @@ impl AsyncWrite for Sniffed {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let written = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        this.bound_stall(cx, written)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -105,7 +159,9 @@ impl AsyncWrite for Sniffed {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+        let this = self.get_mut();
+        let flushed = Pin::new(&mut this.stream).poll_flush(cx);
+        this.bound_stall(cx, flushed)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -116,6 +172,8 @@ impl AsyncWrite for Sniffed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LIMIT: Duration = Duration::from_secs(30);
 
     async fn pair() -> (TcpStream, TcpStream) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -147,8 +205,8 @@ mod tests {
         let request = b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
         client.try_write(request).unwrap();
         // Let the whole request arrive before sniffing, as it usually has.
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        let (mut sniffed, http2) = sniff(server).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let (mut sniffed, http2) = sniff(server, LIMIT).await.unwrap();
         assert!(!http2);
         let mut buffer = [0_u8; 8192];
         let mut read = ReadBuf::new(&mut buffer);
@@ -165,8 +223,8 @@ mod tests {
         sent.extend_from_slice(b"\x00\x00\x00\x04\x00\x00\x00\x00\x00");
         // In two writes, the preface split in its middle.
         client.try_write(&sent[..10]).unwrap();
-        let sniffing = tokio::spawn(sniff(server));
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let sniffing = tokio::spawn(sniff(server, LIMIT));
+        tokio::time::sleep(Duration::from_millis(20)).await;
         client.try_write(&sent[10..]).unwrap();
         let (mut sniffed, http2) = sniffing.await.unwrap().unwrap();
         assert!(http2);
@@ -223,7 +281,7 @@ mod tests {
         let (client, server) = pair().await;
         client.try_write(b"PRI").unwrap();
         drop(client);
-        let (mut sniffed, http2) = sniff(server).await.unwrap();
+        let (mut sniffed, http2) = sniff(server, LIMIT).await.unwrap();
         assert!(!http2);
         assert_eq!(read_all(&mut sniffed, 3).await, b"PRI");
     }

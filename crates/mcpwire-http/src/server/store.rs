@@ -245,6 +245,16 @@ pub trait EventStore: Send + Sync + 'static {
     /// Drops a stream and its events (a stream answered as plain JSON).
     fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
 
+    /// Every event of a finished stream was written to a connection, so
+    /// resumption is unlikely to need them. The default drops the stream
+    /// ([`forget`](Self::forget)); a store may instead keep the latest few
+    /// for a client whose connection broke just before the end
+    /// ([`MemoryEventStore`](super::MemoryEventStore) keeps four per
+    /// session).
+    fn completed(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        self.forget(key)
+    }
+
     /// Drops everything of a session.
     fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()>;
 

@@ -35,6 +35,10 @@ pub(crate) struct Routing {
     routes: HashMap<RequestId, u64, FastHash>,
     streams: HashMap<u64, StreamState, FastHash>,
     initialize: Option<RequestId>,
+    /// The session's `initialize` was seen: a later one is an ordinary
+    /// (refused) request, not the handshake, and its error answer must not
+    /// end the session.
+    handshake_seen: bool,
 }
 
 #[derive(Debug)]
@@ -99,7 +103,8 @@ impl Routing {
         for item in elements(inbound) {
             match item {
                 Ok(Message::Request(request)) => {
-                    if request.method == "initialize" {
+                    if request.method == "initialize" && !self.handshake_seen {
+                        self.handshake_seen = true;
                         self.initialize = Some(request.id.clone());
                     }
                     self.await_answer(envelope.stream, Some(&request.id));
@@ -130,6 +135,23 @@ impl Routing {
             }
         }
         ended
+    }
+
+    /// The first request id of `inbound` that a request in flight in this
+    /// session already uses, or that the same batch repeats: routed by id,
+    /// its answer would go to the wrong stream and leave the first one
+    /// waiting forever.
+    fn reused_id<'a>(&self, inbound: &'a Inbound) -> Option<&'a RequestId> {
+        let mut seen: Vec<&RequestId> = Vec::new();
+        for id in request_ids(inbound) {
+            if self.routes.contains_key(id) || seen.contains(&id) {
+                return Some(id);
+            }
+            // Batches are small (bounded by the body size): a linear scan
+            // costs less than a set for the usual one or two requests.
+            seen.push(id);
+        }
+        None
     }
 
     fn await_answer(&mut self, stream: Option<u64>, id: Option<&RequestId>) {
@@ -379,11 +401,18 @@ impl SessionInbox {
         }
         // Only synchronous work follows taking an envelope, so dropping this
         // future early loses nothing (the Transport contract).
-        let Some(mut envelope) = self.inbox.next().await else {
-            self.closed = true;
-            return None;
+        let (envelope, inbound) = loop {
+            let Some(mut envelope) = self.inbox.next().await else {
+                self.closed = true;
+                return None;
+            };
+            let inbound = envelope.take_inbound();
+            let reused = lock(&self.routing).reused_id(&inbound).cloned();
+            match (reused, envelope.stream) {
+                (Some(id), Some(stream)) => self.refuse_reused_id(stream, &id, &envelope),
+                _ => break (envelope, inbound),
+            }
         };
-        let inbound = envelope.take_inbound();
         if let Some(extensions) = &envelope.extensions.0 {
             if self.contexts.len() >= MAX_PENDING_CONTEXTS {
                 self.contexts.clear();
@@ -404,6 +433,40 @@ impl SessionInbox {
             });
         }
         Some(inbound)
+    }
+}
+
+impl SessionInbox {
+    /// Answers a POST that reuses the id of a request in flight with one
+    /// Invalid Request error on its own stream, which ends it; nothing of
+    /// it reaches the runtime, and the request in flight keeps its stream.
+    fn refuse_reused_id(&self, stream: u64, id: &RequestId, envelope: &Envelope) {
+        let error = mcpwire_jsonrpc::ErrorObject::invalid_request(format!(
+            "the request id {id} is already used by a request in flight in this session"
+        ));
+        let answer = Message::from(mcpwire_jsonrpc::ErrorResponse::new(None, error));
+        let data = Bytes::from(answer.to_vec());
+        let logged = !envelope.answers_only;
+        let shared = self.shared().clone();
+        let key = StreamKey::new(self.id.clone(), stream);
+        // Spawned: `recv` must not await once it took an envelope.
+        tokio::spawn(async move {
+            let config = &shared.config;
+            if logged {
+                let event = StoredEvent {
+                    seq: 1,
+                    data: data.clone(),
+                };
+                let _ = config.events.append(&key, event).await;
+                let _ = config.events.finish(&key).await;
+            }
+            let event = StreamEvent::Message {
+                seq: 1,
+                data,
+                last: true,
+            };
+            let _ = config.bus.publish(&key, event).await;
+        });
     }
 }
 

@@ -67,6 +67,12 @@ pub struct TestServer {
 impl TestServer {
     /// Serves `runtime` with `config` on a fresh 127.0.0.1 port.
     pub async fn start(config: Config, runtime: Server) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::start_on(listener, config, runtime)
+    }
+
+    /// Serves `runtime` with `config` on `listener`.
+    pub fn start_on(listener: TcpListener, config: Config, runtime: Server) -> Self {
         let handles: Handles = Arc::default();
         let connects = Arc::new(AtomicUsize::new(0));
         let service = {
@@ -85,7 +91,6 @@ impl TestServer {
                 });
             })
         };
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(
@@ -377,6 +382,11 @@ impl Conn {
         let mut bytes = text.into_bytes();
         bytes.extend_from_slice(body);
         within(self.stream.write_all(&bytes)).await.unwrap();
+    }
+
+    /// The socket itself, for tests that read or write raw bytes.
+    pub fn into_stream(self) -> TcpStream {
+        self.stream
     }
 
     async fn fill(&mut self) -> bool {

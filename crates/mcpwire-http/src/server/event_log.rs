@@ -1,0 +1,549 @@
+//! `MemoryEventStore`: the in-memory event log for resumption, bounded by
+//! count per stream and per session and by bytes per session and per
+//! server, oldest events evicted first in constant amortized time.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use super::store::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
+
+/// A keyed hash cheaper than SipHash, for tables looked up on every request.
+type FastHash = ahash::RandomState;
+
+/// Locks a mutex, ignoring poisoning: every critical section leaves the
+/// log consistent after each single change.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Stream event logs in this process's memory, with bounded retention.
+///
+/// Each stream keeps at most `per_stream` events; each session at most
+/// `per_session` events and [`max_session_bytes`](Self::max_session_bytes)
+/// bytes of event data; the whole store at most
+/// [`max_total_bytes`](Self::max_total_bytes). Past a bound the oldest
+/// event (of the stream, the session or the store) goes first. An event
+/// larger than a byte bound is not kept at all (it would push out
+/// everything else, then itself): it is still delivered live, but a
+/// resumption after an earlier event skips it.
+///
+/// Once a request's stream has been written whole to a connection the
+/// server says so ([`EventStore::completed`]); the store then keeps only
+/// the latest four such streams of each session, for a client whose
+/// connection broke at their very end. The log so holds what resumption
+/// may still need: the standalone stream's recent events, streams whose
+/// connection broke before their end, and those few.
+#[derive(Debug)]
+pub struct MemoryEventStore {
+    logs: Mutex<Logs>,
+    limits: Limits,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    per_stream: usize,
+    per_session: usize,
+    session_bytes: usize,
+    total_bytes: usize,
+}
+
+#[derive(Debug, Default)]
+struct Logs {
+    sessions: HashMap<SessionId, SessionLog, FastHash>,
+    /// Events retained in all.
+    total: usize,
+    /// Bytes of event data retained in all.
+    bytes: usize,
+    /// Orders events across the store (and within each session).
+    next_order: u64,
+    /// Every retained event by age, oldest first, for store-wide eviction.
+    /// Entries of events already gone are skipped when met, and the queue
+    /// is rebuilt when they outnumber the live ones.
+    age: VecDeque<(u64, SessionId, u64)>,
+}
+
+#[derive(Debug, Default)]
+struct SessionLog {
+    streams: HashMap<u64, StreamLog, FastHash>,
+    total: usize,
+    bytes: usize,
+    /// The session's events by age, as [`Logs::age`] for the store.
+    age: VecDeque<(u64, u64)>,
+    /// The streams delivered whole, oldest first, kept for a client whose
+    /// connection broke at their very end (at most [`KEEP_COMPLETED`]).
+    completed: VecDeque<u64>,
+}
+
+#[derive(Debug, Default)]
+struct StreamLog {
+    events: VecDeque<(u64, StoredEvent)>,
+    finished: bool,
+    delivered: u64,
+}
+
+/// How many streams delivered whole a session keeps replayable.
+const KEEP_COMPLETED: usize = 4;
+
+/// Slack before an age queue holding entries of events already gone is
+/// rebuilt (then it holds at most twice the live events plus this).
+const AGE_SLACK: usize = 64;
+
+impl MemoryEventStore {
+    /// Default retention per stream, in events.
+    pub const DEFAULT_PER_STREAM: usize = 256;
+    /// Default retention per session, in events.
+    pub const DEFAULT_PER_SESSION: usize = 1024;
+    /// Default retention per session, in bytes of event data (4 MiB).
+    pub const DEFAULT_SESSION_BYTES: usize = 4 * 1024 * 1024;
+    /// Default retention of the whole store, in bytes of event data (64 MiB).
+    pub const DEFAULT_TOTAL_BYTES: usize = 64 * 1024 * 1024;
+
+    /// A store with the default retention.
+    pub fn new() -> Self {
+        Self::with_retention(Self::DEFAULT_PER_STREAM, Self::DEFAULT_PER_SESSION)
+    }
+
+    /// A store keeping at most `per_stream` events per stream and
+    /// `per_session` per session (each at least 1), with the default byte
+    /// bounds.
+    pub fn with_retention(per_stream: usize, per_session: usize) -> Self {
+        Self {
+            logs: Mutex::default(),
+            limits: Limits {
+                per_stream: per_stream.max(1),
+                per_session: per_session.max(1),
+                session_bytes: Self::DEFAULT_SESSION_BYTES,
+                total_bytes: Self::DEFAULT_TOTAL_BYTES,
+            },
+        }
+    }
+
+    /// Keeps at most `bytes` of event data per session (default 4 MiB).
+    pub fn max_session_bytes(mut self, bytes: usize) -> Self {
+        self.limits.session_bytes = bytes;
+        self
+    }
+
+    /// Keeps at most `bytes` of event data in all sessions together
+    /// (default 64 MiB), so that many sessions cannot add up to more.
+    pub fn max_total_bytes(mut self, bytes: usize) -> Self {
+        self.limits.total_bytes = bytes;
+        self
+    }
+
+    /// Bytes of event data retained now.
+    pub fn bytes(&self) -> usize {
+        lock(&self.logs).bytes
+    }
+}
+
+impl Default for MemoryEventStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logs {
+    fn append(&mut self, key: &StreamKey, event: StoredEvent, limits: Limits) {
+        let order = self.next_order;
+        let size = event.data.len();
+        if size > limits.session_bytes || size > limits.total_bytes {
+            // It would push out everything else and then itself.
+            return;
+        }
+        let Some(session) = self.sessions.get_mut(&key.session) else {
+            return;
+        };
+        let Some(stream) = session.streams.get_mut(&key.stream) else {
+            return;
+        };
+        self.next_order += 1;
+        stream.events.push_back((order, event));
+        let overflow = stream.events.len() > limits.per_stream;
+        session.total += 1;
+        session.bytes += size;
+        session.age.push_back((order, key.stream));
+        self.total += 1;
+        self.bytes += size;
+        self.age.push_back((order, key.session.clone(), key.stream));
+        if overflow {
+            self.evict_front(&key.session, key.stream);
+        }
+        self.bound_session(&key.session, limits);
+        self.bound_store(limits);
+        self.compact(&key.session);
+    }
+
+    /// Drops the oldest event of one stream.
+    fn evict_front(&mut self, session_id: &SessionId, stream_number: u64) {
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        let Some(stream) = session.streams.get_mut(&stream_number) else {
+            return;
+        };
+        let Some((_, event)) = stream.events.pop_front() else {
+            return;
+        };
+        let emptied = stream.finished && stream.events.is_empty();
+        if emptied {
+            session.streams.remove(&stream_number);
+        }
+        let size = event.data.len();
+        session.total -= 1;
+        session.bytes -= size;
+        self.total -= 1;
+        self.bytes -= size;
+    }
+
+    /// Whether the oldest event of a stream is the one of `order` (an age
+    /// entry that is not stale).
+    fn is_front(&self, session_id: &SessionId, stream_number: u64, order: u64) -> bool {
+        self.sessions
+            .get(session_id)
+            .and_then(|session| session.streams.get(&stream_number))
+            .and_then(|stream| stream.events.front())
+            .is_some_and(|(front, _)| *front == order)
+    }
+
+    /// Evicts the session's oldest events while it is over a bound.
+    fn bound_session(&mut self, session_id: &SessionId, limits: Limits) {
+        loop {
+            let Some(session) = self.sessions.get_mut(session_id) else {
+                return;
+            };
+            if session.total <= limits.per_session && session.bytes <= limits.session_bytes {
+                return;
+            }
+            let Some((order, stream)) = session.age.pop_front() else {
+                return;
+            };
+            if self.is_front(session_id, stream, order) {
+                self.evict_front(session_id, stream);
+            }
+        }
+    }
+
+    /// Evicts the store's oldest events while it is over its byte bound.
+    fn bound_store(&mut self, limits: Limits) {
+        while self.bytes > limits.total_bytes {
+            let Some((order, session, stream)) = self.age.pop_front() else {
+                return;
+            };
+            if self.is_front(&session, stream, order) {
+                self.evict_front(&session, stream);
+            }
+        }
+    }
+
+    /// Rebuilds age queues whose entries of events already gone (evicted
+    /// from a stream's front, forgotten streams, removed sessions) outnumber
+    /// the live ones: each rebuild is paid for by as many appends.
+    fn compact(&mut self, session_id: &SessionId) {
+        if let Some(session) = self.sessions.get_mut(session_id)
+            && session.age.len() > 2 * session.total + AGE_SLACK
+        {
+            let mut live: Vec<(u64, u64)> = session
+                .streams
+                .iter()
+                .flat_map(|(number, log)| log.events.iter().map(|(order, _)| (*order, *number)))
+                .collect();
+            live.sort_unstable();
+            session.age = live.into();
+        }
+        if self.age.len() > 2 * self.total + AGE_SLACK {
+            let mut live: Vec<(u64, SessionId, u64)> = self
+                .sessions
+                .iter()
+                .flat_map(|(id, session)| {
+                    session.streams.iter().flat_map(move |(number, log)| {
+                        log.events
+                            .iter()
+                            .map(move |(order, _)| (*order, id.clone(), *number))
+                    })
+                })
+                .collect();
+            live.sort_unstable_by_key(|(order, _, _)| *order);
+            self.age = live.into();
+        }
+    }
+
+    /// Drops a stream and its events.
+    fn forget(&mut self, key: &StreamKey) {
+        let Some(session) = self.sessions.get_mut(&key.session) else {
+            return;
+        };
+        let Some(stream) = session.streams.remove(&key.stream) else {
+            return;
+        };
+        let bytes: usize = stream.events.iter().map(|(_, e)| e.data.len()).sum();
+        session.total -= stream.events.len();
+        session.bytes -= bytes;
+        self.total -= stream.events.len();
+        self.bytes -= bytes;
+        self.compact(&key.session);
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        let mut log = SessionLog::default();
+        log.streams.insert(0, StreamLog::default());
+        let mut logs = lock(&self.logs);
+        if let Some(old) = logs.sessions.insert(session.clone(), log) {
+            logs.total -= old.total;
+            logs.bytes -= old.bytes;
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session) {
+            session.streams.entry(key.stream).or_default();
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        lock(&self.logs).append(key, event, self.limits);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session)
+            && let Some(stream) = session.streams.get_mut(&key.stream)
+        {
+            stream.finished = true;
+            if stream.events.is_empty() {
+                session.streams.remove(&key.stream);
+            }
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
+        let replay = lock(&self.logs)
+            .sessions
+            .get(&key.session)
+            .and_then(|session| session.streams.get(&key.stream))
+            .map(|stream| {
+                let after = after.unwrap_or(stream.delivered);
+                Replay {
+                    events: stream
+                        .events
+                        .iter()
+                        .filter(|(_, event)| event.seq > after)
+                        .map(|(_, event)| event.clone())
+                        .collect(),
+                    finished: stream.finished,
+                }
+            });
+        Box::pin(async move { Ok(replay) })
+    }
+
+    fn mark_delivered(&self, key: &StreamKey, seq: u64) -> StoreFuture<'_, ()> {
+        if let Some(stream) = lock(&self.logs)
+            .sessions
+            .get_mut(&key.session)
+            .and_then(|session| session.streams.get_mut(&key.stream))
+        {
+            stream.delivered = stream.delivered.max(seq);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        lock(&self.logs).forget(key);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn completed(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        let mut logs = lock(&self.logs);
+        let oldest = logs.sessions.get_mut(&key.session).and_then(|session| {
+            session.completed.push_back(key.stream);
+            (session.completed.len() > KEEP_COMPLETED)
+                .then(|| session.completed.pop_front())
+                .flatten()
+        });
+        if let Some(stream) = oldest {
+            logs.forget(&StreamKey::new(key.session.clone(), stream));
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        let mut logs = lock(&self.logs);
+        if let Some(log) = logs.sessions.remove(session) {
+            logs.total -= log.total;
+            logs.bytes -= log.bytes;
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn count(&self) -> StoreFuture<'_, usize> {
+        let total = lock(&self.logs).total;
+        Box::pin(async move { Ok(total) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The in-memory event store runs the shared store contract (the Redis
+    //! store runs the same checks in mcpwire-redis), and its byte bounds.
+
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::server::store_contract;
+
+    fn sized(seq: u64, bytes: usize) -> StoredEvent {
+        StoredEvent {
+            seq,
+            data: Bytes::from(vec![b'x'; bytes]),
+        }
+    }
+
+    fn session(name: &str) -> SessionId {
+        SessionId::parse(name).unwrap()
+    }
+
+    #[tokio::test]
+    async fn event_store_replays_only_the_named_stream_after_the_given_event() {
+        let store = MemoryEventStore::new();
+        store_contract::event_store_replays_only_the_named_stream_after_the_given_event(&store)
+            .await;
+    }
+
+    #[tokio::test]
+    async fn event_store_retention_is_bounded_per_stream_and_per_session() {
+        let store = MemoryEventStore::with_retention(3, 5);
+        store_contract::event_store_retention_is_bounded_per_stream_and_per_session(&store).await;
+    }
+
+    #[tokio::test]
+    async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
+        let store = MemoryEventStore::new();
+        store_contract::event_store_ignores_writes_for_sessions_it_does_not_know(&store).await;
+    }
+
+    #[tokio::test]
+    async fn standalone_replay_without_an_id_starts_after_the_delivery_mark() {
+        let store = MemoryEventStore::new();
+        store_contract::event_store_standalone_replay_without_an_id_starts_after_the_delivery_mark(
+            &store,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_session_keeps_at_most_its_bytes_oldest_first_across_streams() {
+        let store = MemoryEventStore::new().max_session_bytes(1000);
+        let s = session("bytes");
+        store.create_session(&s).await.unwrap();
+        for stream in 1..=4 {
+            let key = StreamKey::new(s.clone(), stream);
+            store.open(&key).await.unwrap();
+            store.append(&key, sized(1, 300)).await.unwrap();
+            store.finish(&key).await.unwrap();
+        }
+        assert_eq!(store.bytes(), 900);
+        assert_eq!(store.count().await.unwrap(), 3);
+        let first = StreamKey::new(s.clone(), 1);
+        assert!(store.replay(&first, None).await.unwrap().is_none());
+        // An event larger than the bound is not kept, and takes nothing else.
+        let big = StreamKey::new(s.clone(), 5);
+        store.open(&big).await.unwrap();
+        store.append(&big, sized(1, 5000)).await.unwrap();
+        assert_eq!(store.bytes(), 900);
+        assert!(
+            store
+                .replay(&big, None)
+                .await
+                .unwrap()
+                .unwrap()
+                .events
+                .is_empty()
+        );
+    }
+
+    #[tokio::test]
+    async fn the_store_keeps_at_most_its_bytes_across_sessions_and_queues_stay_small() {
+        let store = MemoryEventStore::new()
+            .max_session_bytes(10_000)
+            .max_total_bytes(4_000);
+        for name in 0..100 {
+            let s = session(&format!("s{name}"));
+            store.create_session(&s).await.unwrap();
+            let key = StreamKey::new(s.clone(), 0);
+            for seq in 1..=20 {
+                store.append(&key, sized(seq, 100)).await.unwrap();
+            }
+            if name % 2 == 0 {
+                store.remove_session(&s).await.unwrap();
+            }
+        }
+        assert!(store.bytes() <= 4_000, "{}", store.bytes());
+        let logs = lock(&store.logs);
+        // Age entries of removed sessions and evicted events do not pile up.
+        assert!(
+            logs.age.len() <= 2 * logs.total + AGE_SLACK + 1,
+            "{}",
+            logs.age.len()
+        );
+        for session in logs.sessions.values() {
+            assert!(session.age.len() <= 2 * session.total + AGE_SLACK + 1);
+        }
+    }
+
+    #[tokio::test]
+    async fn only_the_latest_streams_delivered_whole_stay_replayable() {
+        let store = MemoryEventStore::new();
+        let s = session("completed");
+        store.create_session(&s).await.unwrap();
+        for stream in 1..=10 {
+            let key = StreamKey::new(s.clone(), stream);
+            store.open(&key).await.unwrap();
+            store.append(&key, sized(1, 100)).await.unwrap();
+            store.finish(&key).await.unwrap();
+            store.completed(&key).await.unwrap();
+        }
+        assert_eq!(store.count().await.unwrap(), KEEP_COMPLETED);
+        assert!(
+            store
+                .replay(&StreamKey::new(s.clone(), 6), None)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            store
+                .replay(&StreamKey::new(s.clone(), 7), None)
+                .await
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[tokio::test]
+    async fn many_finished_streams_cost_no_scan_per_append() {
+        // 20,000 one-event streams in one session under a 1,024-event bound:
+        // eviction pops the age queue instead of scanning every stream
+        // (quadratic before: about 20 million stream visits).
+        let store = MemoryEventStore::new();
+        let s = session("many");
+        store.create_session(&s).await.unwrap();
+        let start = std::time::Instant::now();
+        for stream in 1..=20_000 {
+            let key = StreamKey::new(s.clone(), stream);
+            store.open(&key).await.unwrap();
+            store.append(&key, sized(1, 10)).await.unwrap();
+            store.finish(&key).await.unwrap();
+        }
+        assert_eq!(
+            store.count().await.unwrap(),
+            MemoryEventStore::DEFAULT_PER_SESSION
+        );
+        // Generous: a debug build does this in tens of milliseconds.
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,18 @@
+//! Production hardening against hostile clients on real sockets: connection
+//! deadlines and caps, write stalls, DNS rebinding on dual-stack
+//! listeners, batches outside 2025-03-26, request routing abuse and the
+//! bounds on what one session may hold (issue 17).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
+)]
+
+mod server_support;
+
+mod hardening {
+    pub(crate) mod connections;
+    pub(crate) mod rebinding;
+    pub(crate) mod routing;
+}
