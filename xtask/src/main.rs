@@ -11,6 +11,7 @@ mod ci;
 mod codegen;
 mod conformance;
 mod npm_tools;
+mod py_tools;
 mod redis;
 mod tidy;
 
@@ -26,6 +27,7 @@ commands:
   tidy                check file headers, file sizes, layering and lint inheritance
   ci                  run everything CI runs (fmt, clippy, tests, tidy, deny, conformance all)
   npm-tools           install the TypeScript reference server and SDK for mcpwire-cli's tests
+  py-tools            install the Python SDK (a venv under target/) for the sans-io-server example's tests
   redis               install redis-server (Debian package) when missing, for mcpwire-redis's tests
   bench codec         measure the JSON-RPC codec against a serde_json::Value baseline
   conformance [server|client|auth-server|all|list] [--scenario NAME] [--runner VERSION] [--bless]
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         "conformance" => conformance::run(rest),
         "redis" => redis::run(rest),
         "npm-tools" => npm_tools::run(rest),
+        "py-tools" => py_tools::run_command(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
