@@ -12,6 +12,7 @@ mod codegen;
 mod conformance;
 mod matrix;
 mod npm_tools;
+mod py_tools;
 mod redis;
 mod tidy;
 
@@ -29,6 +30,7 @@ commands:
   matrix              check every library crate alone with no, default and all features, and
                       every pair of facade features
   npm-tools           install the TypeScript reference server and SDK for mcpwire-cli's tests
+  py-tools            install the Python SDK (a venv under target/) for the sans-io-server example's tests
   redis               install redis-server (Debian package) when missing, for mcpwire-redis's tests
   bench codec         measure the JSON-RPC codec against a serde_json::Value baseline
   conformance [server|client|auth-server|all|list] [--scenario NAME] [--runner VERSION] [--bless]
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         "conformance" => conformance::run(rest),
         "redis" => redis::run(rest),
         "npm-tools" => npm_tools::run(rest),
+        "py-tools" => py_tools::run_command(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -22,6 +22,8 @@
 //!   over `bytes::BytesMut` with a bounded line length, and [`LineQueue`],
 //!   lines waiting to be written, whose large payloads are written from
 //!   where they are rather than copied;
+//! * the same framing over blocking `std::io` for a program without an
+//!   async runtime: [`LineReader`] and [`write_line`];
 //! * the message-level [`Transport`] trait and an in-memory pair
 //!   ([`memory::pair`]).
 //!
@@ -66,6 +68,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod blocking;
 mod classify;
 mod codec;
 mod decode;
@@ -85,6 +88,11 @@ mod syntax;
 mod transport;
 mod utf8;
 
+pub use blocking::{LineReader, write_line};
+/// The `bytes` crate: [`LineCodec`] reads from its `BytesMut` and
+/// [`LineQueue`] is its `Buf`. Re-exported so that a transport built on
+/// them needs no `bytes` dependency of its own, at a matching version.
+pub use bytes;
 pub use classify::{ClassifyError, Inbound};
 pub use codec::{LineCodec, LineError};
 pub use error::{ErrorCode, ErrorObject};

@@ -313,3 +313,99 @@ fn line_errors_convert_to_answerable_errors() {
 fn default_limit_is_four_mebibytes() {
     assert_eq!(LineCodec::default().max_line_length(), 4 * 1024 * 1024);
 }
+
+/// `LineReader` and `write_line`: the same framing over blocking `std::io`.
+mod blocking {
+    use std::io::{self, Read};
+
+    use mcpwire_jsonrpc::{
+        ErrorCode, Inbound, LineCodec, LineReader, Message, Notification, Packet, write_line,
+    };
+
+    /// A reader that hands out at most `step` bytes a call, and fails with
+    /// `Interrupted` before every other read, as a signal would.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+        interrupt: bool,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn note(method: &str) -> Packet {
+        Packet::from(Notification::without_params(method))
+    }
+
+    #[test]
+    fn lines_read_a_byte_at_a_time_through_interruptions_come_out_whole() {
+        let mut wire = Vec::new();
+        for method in ["a", "b", "c"] {
+            write_line(&mut wire, &note(method)).unwrap();
+        }
+        let reader = Trickle {
+            bytes: &wire,
+            step: 1,
+            interrupt: false,
+        };
+        let methods: Vec<String> = LineReader::new(reader)
+            .map(|inbound| match inbound.unwrap() {
+                Inbound::Single(Message::Notification(note)) => note.method,
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        assert_eq!(methods, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn an_over_long_line_is_refused_as_data_and_reading_goes_on() {
+        let wire = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}\n{{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}}",
+            "x".repeat(100)
+        );
+        let mut lines =
+            LineReader::with_codec(wire.as_bytes(), LineCodec::with_max_line_length(64));
+        match lines.next() {
+            Some(Ok(Inbound::Invalid(error))) => {
+                assert_eq!(error.code(), ErrorCode::INVALID_REQUEST);
+            }
+            other => panic!("expected the long line refused, got {other:?}"),
+        }
+        // The last line has no newline: it is decoded at the end of input.
+        assert_eq!(
+            lines.next().unwrap().unwrap(),
+            Inbound::from(Message::from(Notification::without_params("ok")))
+        );
+        assert!(lines.next().is_none());
+        assert!(lines.next().is_none(), "the end stays the end");
+    }
+
+    #[test]
+    fn a_failing_reader_is_an_error_not_the_end() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::BrokenPipe.into())
+            }
+        }
+        let error = LineReader::new(Broken).next().unwrap().unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
+    }
+
+    #[test]
+    fn write_line_writes_one_line_per_packet() {
+        let mut wire = Vec::new();
+        write_line(&mut wire, &note("a")).unwrap();
+        assert_eq!(wire, b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n");
+    }
+}

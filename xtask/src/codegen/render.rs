@@ -451,6 +451,20 @@ fn result_enum(out: &mut String, name: &str, doc: &str, methods: &[&MethodSpec])
         let _ = writeln!(out, "{} => value.fit_to(version),", or_pattern(variants));
     }
     out.push_str("}\n}\n}\n\n");
+
+    // A result type that answers one method only says which variant it is,
+    // so a handler can write `Ok(result.into())`; one shared by several
+    // methods (`EmptyResult`) names its variant by hand.
+    for (rust_type, variants) in &groups {
+        if let [variant] = variants.as_slice() {
+            let _ = writeln!(
+                out,
+                "impl From<crate::{rust_type}> for {name} {{\n\
+                 fn from(value: crate::{rust_type}) -> Self {{\n\
+                 Self::{variant}(Box::new(value))\n}}\n}}\n"
+            );
+        }
+    }
 }
 
 /// Params types that are unions and reach their `_meta` through an inherent

@@ -40,6 +40,26 @@ struct Rule {
 /// The async runtime, HTTP stack and service abstraction that enter at L3.
 const RUNTIME_STACK: &[&str] = &["tokio", "tokio-*", "hyper", "hyper-*", "tower", "tower-*"];
 
+/// What the runtime-free examples must not reach: the runtime stack, and
+/// any executor (the `futures` facade crate carries one by default).
+const EXECUTORS: &[&str] = &[
+    "tokio",
+    "tokio-*",
+    "hyper",
+    "hyper-*",
+    "tower",
+    "tower-*",
+    "futures",
+    "futures-executor",
+    "async-std",
+    "smol",
+    "async-executor",
+];
+
+/// Why the runtime-free examples stay so.
+const NO_RUNTIME_EXAMPLE: &str = "this example proves the engine and the codec run without an \
+                                  async runtime (DESIGN.md, Layers; issue 21)";
+
 /// Why L0 to L2 stay runtime-free.
 const SANS_IO: &str = "L0-L2 are sans-IO: no async runtime, HTTP stack or tower below the \
                        transports (DESIGN.md, Layers)";
@@ -113,6 +133,25 @@ const RULES: &[Rule] = &[
         reach: Reach::Only(&["mcpwire-session", "mcpwire-types", "mcpwire-jsonrpc"]),
         forbidden: &[],
         why: RUNTIME,
+    },
+    Rule {
+        krate: "sans-io-server",
+        reach: Reach::Only(&["mcpwire-session", "mcpwire-types", "mcpwire-jsonrpc"]),
+        forbidden: EXECUTORS,
+        why: NO_RUNTIME_EXAMPLE,
+    },
+    Rule {
+        krate: "codec-only",
+        reach: Reach::Only(&["mcpwire-jsonrpc"]),
+        forbidden: EXECUTORS,
+        why: NO_RUNTIME_EXAMPLE,
+    },
+    Rule {
+        krate: "unix-socket-transport",
+        reach: Reach::Only(&["mcpwire-jsonrpc"]),
+        forbidden: &["hyper", "hyper-*", "tower", "tower-*"],
+        why: "the one-page transport of docs/custom-transport.md depends on the codec and \
+              its I/O crate only, so that it can be copied into any crate",
     },
     Rule {
         krate: "mcpwire-test",
@@ -260,6 +299,35 @@ mod tests {
                 assert_eq!(found.len(), 1, "{krate} -> {dependency}: {found:?}");
             }
         }
+    }
+
+    #[test]
+    fn runtime_free_examples_may_not_reach_a_runtime_or_an_executor() {
+        for krate in ["sans-io-server", "codec-only"] {
+            for dependency in [
+                "tokio",
+                "hyper",
+                "tower-service",
+                "futures",
+                "futures-executor",
+            ] {
+                let found = rule_problems(rule_for(krate), &names(&[dependency]));
+                assert_eq!(found.len(), 1, "{krate} -> {dependency}: {found:?}");
+            }
+            // The codec's own channel and serde are fine.
+            let found = rule_problems(
+                rule_for(krate),
+                &names(&[
+                    "futures-channel",
+                    "futures-core",
+                    "serde_json",
+                    "mcpwire-jsonrpc",
+                ]),
+            );
+            assert!(found.is_empty(), "{krate}: {found:?}");
+        }
+        let found = rule_problems(rule_for("codec-only"), &names(&["mcpwire-session"]));
+        assert_eq!(found.len(), 1, "codec-only is the codec alone: {found:?}");
     }
 
     #[test]

@@ -180,6 +180,102 @@ impl ForRevision for ServerResult {
     }
 }
 
+impl From<crate::CallToolResult> for ServerResult {
+    fn from(value: crate::CallToolResult) -> Self {
+        Self::CallTool(Box::new(value))
+    }
+}
+
+impl From<crate::CancelTaskResult> for ServerResult {
+    fn from(value: crate::CancelTaskResult) -> Self {
+        Self::CancelTask(Box::new(value))
+    }
+}
+
+impl From<crate::CompleteResult> for ServerResult {
+    fn from(value: crate::CompleteResult) -> Self {
+        Self::Complete(Box::new(value))
+    }
+}
+
+impl From<crate::DiscoverResult> for ServerResult {
+    fn from(value: crate::DiscoverResult) -> Self {
+        Self::Discover(Box::new(value))
+    }
+}
+
+impl From<crate::GetPromptResult> for ServerResult {
+    fn from(value: crate::GetPromptResult) -> Self {
+        Self::GetPrompt(Box::new(value))
+    }
+}
+
+impl From<crate::GetTaskPayloadResult> for ServerResult {
+    fn from(value: crate::GetTaskPayloadResult) -> Self {
+        Self::GetTaskPayload(Box::new(value))
+    }
+}
+
+impl From<crate::GetTaskResult> for ServerResult {
+    fn from(value: crate::GetTaskResult) -> Self {
+        Self::GetTask(Box::new(value))
+    }
+}
+
+impl From<crate::InitializeResult> for ServerResult {
+    fn from(value: crate::InitializeResult) -> Self {
+        Self::Initialize(Box::new(value))
+    }
+}
+
+impl From<crate::InputRequiredResult> for ServerResult {
+    fn from(value: crate::InputRequiredResult) -> Self {
+        Self::InputRequired(Box::new(value))
+    }
+}
+
+impl From<crate::ListPromptsResult> for ServerResult {
+    fn from(value: crate::ListPromptsResult) -> Self {
+        Self::ListPrompts(Box::new(value))
+    }
+}
+
+impl From<crate::ListResourceTemplatesResult> for ServerResult {
+    fn from(value: crate::ListResourceTemplatesResult) -> Self {
+        Self::ListResourceTemplates(Box::new(value))
+    }
+}
+
+impl From<crate::ListResourcesResult> for ServerResult {
+    fn from(value: crate::ListResourcesResult) -> Self {
+        Self::ListResources(Box::new(value))
+    }
+}
+
+impl From<crate::ListTasksResult> for ServerResult {
+    fn from(value: crate::ListTasksResult) -> Self {
+        Self::ListTasks(Box::new(value))
+    }
+}
+
+impl From<crate::ListToolsResult> for ServerResult {
+    fn from(value: crate::ListToolsResult) -> Self {
+        Self::ListTools(Box::new(value))
+    }
+}
+
+impl From<crate::ReadResourceResult> for ServerResult {
+    fn from(value: crate::ReadResourceResult) -> Self {
+        Self::ReadResource(Box::new(value))
+    }
+}
+
+impl From<crate::SubscriptionsListenResult> for ServerResult {
+    fn from(value: crate::SubscriptionsListenResult) -> Self {
+        Self::SubscriptionsListen(Box::new(value))
+    }
+}
+
 /// The result of a request a server sent, as its client answered it.
 ///
 /// Built by [`ClientResult::decode`] from the method of the request it answers.
@@ -268,5 +364,53 @@ impl ForRevision for ClientResult {
             Self::ListRoots(value) => value.fit_to(version),
             Self::ListTasks(value) => value.fit_to(version),
         }
+    }
+}
+
+impl From<crate::CancelTaskResult> for ClientResult {
+    fn from(value: crate::CancelTaskResult) -> Self {
+        Self::CancelTask(Box::new(value))
+    }
+}
+
+impl From<crate::CreateMessageResult> for ClientResult {
+    fn from(value: crate::CreateMessageResult) -> Self {
+        Self::CreateMessage(Box::new(value))
+    }
+}
+
+impl From<crate::ElicitResult> for ClientResult {
+    fn from(value: crate::ElicitResult) -> Self {
+        Self::Elicit(Box::new(value))
+    }
+}
+
+impl From<crate::EmptyResult> for ClientResult {
+    fn from(value: crate::EmptyResult) -> Self {
+        Self::Ping(Box::new(value))
+    }
+}
+
+impl From<crate::GetTaskPayloadResult> for ClientResult {
+    fn from(value: crate::GetTaskPayloadResult) -> Self {
+        Self::GetTaskPayload(Box::new(value))
+    }
+}
+
+impl From<crate::GetTaskResult> for ClientResult {
+    fn from(value: crate::GetTaskResult) -> Self {
+        Self::GetTask(Box::new(value))
+    }
+}
+
+impl From<crate::ListRootsResult> for ClientResult {
+    fn from(value: crate::ListRootsResult) -> Self {
+        Self::ListRoots(Box::new(value))
+    }
+}
+
+impl From<crate::ListTasksResult> for ClientResult {
+    fn from(value: crate::ListTasksResult) -> Self {
+        Self::ListTasks(Box::new(value))
     }
 }
