@@ -63,6 +63,7 @@ pub mod schema;
 mod server;
 pub mod tasks;
 mod tool_call;
+mod typed;
 pub mod uri_template;
 
 pub use cancel::Cancellation;
@@ -76,3 +77,6 @@ pub use mcpwire_session::RequestOptions;
 pub use request_state::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use roots::RootsContext;
 pub use server::{Server, ServerBuilder};
+#[cfg(feature = "schemars")]
+pub use typed::{DerivedOutput, schema_for};
+pub use typed::{IntoToolResult, Structured};

@@ -34,6 +34,7 @@ mod result;
 mod revision;
 mod roots;
 mod sampling;
+mod setters;
 mod subscriptions;
 mod tasks;
 pub mod tasks_extension;
