@@ -51,6 +51,11 @@ fn the_client_negotiates_the_newest_revision_by_default_and_uses_every_feature()
         out.contains(r#"search_notes: {"matches":[{"id":1,"title":"Ideas"}]}"#),
         "{out}"
     );
+    // The typed client reads structuredContent straight into the struct.
+    assert!(
+        out.contains(r#"typed search: Found { matches: [Match { id: 0, title: "Groceries" }] }"#),
+        "{out}"
+    );
     assert!(
         out.contains("delete_note 99: error=true there is no note 99"),
         "{out}"
