@@ -1,263 +1,216 @@
 //! The notes example server: notes you can add, search, delete, read as
 //! resources and summarize with a prompt; served over stdio by
-//! `notes-server` and over HTTP by `notes-http`.
+//! `notes-server` and over HTTP by `notes-http`. The idiomatic showcase of
+//! the builder: typed tools whose schemas are derived from their Rust
+//! types, shared state, chainable definitions, plain `async fn` handlers.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use mcpwire::server::{Context, HandlerError, Server};
-use mcpwire::types::{
-    CallToolResult, ContentBlock, GetPromptResult, LoggingLevel, Prompt, PromptArgument,
-    PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
-};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use mcpwire::prelude::*;
+use mcpwire::server::{BuildError, TemplateVariables};
+use mcpwire::types::LoggingLevel;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// One note.
-#[derive(Debug, Clone)]
-struct Note {
-    title: String,
-    body: String,
+/// The arguments of `add_note`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct AddNote {
+    /// A short title.
+    #[schemars(length(min = 1))]
+    pub title: String,
+    /// The text of the note.
+    pub body: String,
 }
 
-/// The notes, by id; shared by every handler.
+/// The arguments of `search_notes`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Search {
+    /// Text to find in titles and bodies, ignoring case.
+    pub query: String,
+}
+
+/// The arguments of `delete_note`, and what it answers.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct NoteId {
+    /// The note's id.
+    pub id: u64,
+}
+
+/// What `search_notes` answers.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Found {
+    /// The notes that match, by id.
+    pub matches: Vec<Match>,
+}
+
+/// One note that matched a search.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Match {
+    /// The note's id.
+    pub id: u64,
+    /// Its title.
+    pub title: String,
+}
+
+/// The notes, by id: the state every handler shares.
 #[derive(Debug, Default)]
-pub struct Notebook {
+pub struct Notebook(Mutex<Book>);
+
+#[derive(Debug, Default)]
+struct Book {
     next_id: u64,
-    notes: BTreeMap<u64, Note>,
+    notes: BTreeMap<u64, (String, String)>,
 }
 
-/// The notebook shared by every handler (and every session).
-pub type Notes = Arc<Mutex<Notebook>>;
+impl Notebook {
+    fn book(&self) -> MutexGuard<'_, Book> {
+        // A handler that panicked mid-update leaves at worst one note half
+        // written; the notebook itself stays usable.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 
-fn lock(notes: &Notes) -> std::sync::MutexGuard<'_, Notebook> {
-    // A handler that panicked mid-update leaves at worst one note half
-    // written; the notebook itself stays usable.
-    notes.lock().unwrap_or_else(PoisonError::into_inner)
-}
+    fn add(&self, title: String, body: String) -> u64 {
+        let mut book = self.book();
+        let id = book.next_id;
+        book.next_id += 1;
+        book.notes.insert(id, (title, body));
+        id
+    }
 
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
+    fn get(&self, id: &str) -> Option<(String, String)> {
+        let id = id.parse::<u64>().ok()?;
+        self.book().notes.get(&id).cloned()
     }
 }
 
-#[derive(Deserialize)]
-struct AddNote {
-    title: String,
-    body: String,
-}
-
-#[derive(Deserialize)]
-struct Search {
-    query: String,
-}
-
-#[derive(Deserialize)]
-struct Delete {
-    id: u64,
-}
-
-fn text_resource(uri: &str, mime: &str, text: String) -> ReadResourceResult {
-    ReadResourceResult::new(vec![ResourceContents::text(uri, mime, text)])
-}
-
-/// Builds the notes server over `notes`.
+/// Builds the notes server over `notebook`.
 ///
 /// # Errors
 ///
 /// Never in practice: the catalog is fixed and valid.
-pub fn build(notes: &Notes) -> Result<Server, mcpwire::server::BuildError> {
-    let mut add = Tool::new(
-        "add_note",
-        object(json!({
-            "type": "object",
-            "properties": {"title": {"type": "string", "minLength": 1}, "body": {"type": "string"}},
-            "required": ["title", "body"]
-        })),
-    );
-    add.description = Some("Adds a note and returns its id.".into());
-    add.output_schema = Some(object(json!({
-        "type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]
-    })));
-
-    let mut search = Tool::new(
-        "search_notes",
-        object(json!({
-            "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]
-        })),
-    );
-    search.description = Some("Finds notes whose title or body contains the query.".into());
-
-    let mut delete = Tool::new(
-        "delete_note",
-        object(json!({
-            "type": "object", "properties": {"id": {"type": "integer", "minimum": 0}}, "required": ["id"]
-        })),
-    );
-    delete.description = Some("Deletes a note by id.".into());
-
-    let mut all = Resource::new("notes://all", "all-notes");
-    all.description = Some("Every note, as a Markdown list.".into());
-    all.mime_type = Some("text/markdown".into());
-
-    let mut one = ResourceTemplate::new("notes://note/{id}", "note");
-    one.description = Some("One note by id.".into());
-    one.mime_type = Some("text/plain".into());
-
-    let mut summarize = Prompt::new("summarize_note");
-    summarize.description = Some("Asks the model to summarize one note.".into());
-    let mut id_argument = PromptArgument::new("id");
-    id_argument.required = Some(true);
-    summarize.arguments = Some(vec![id_argument]);
-
-    let (n1, n2, n3, n4, n5, n6, n7) = (
-        notes.clone(),
-        notes.clone(),
-        notes.clone(),
-        notes.clone(),
-        notes.clone(),
-        notes.clone(),
-        notes.clone(),
-    );
+pub fn build(notebook: Notebook) -> Result<Server, BuildError> {
     Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
         .instructions("Keeps short notes. Add them with add_note, find them with search_notes.")
-        .typed_tool(add, move |ctx: Context, args: AddNote| {
-            let notes = n1.clone();
-            async move {
-                let id = {
-                    let mut book = lock(&notes);
-                    let id = book.next_id;
-                    book.next_id += 1;
-                    book.notes.insert(
-                        id,
-                        Note {
-                            title: args.title,
-                            body: args.body,
-                        },
-                    );
-                    id
-                };
-                ctx.server().resource_updated("notes://all");
-                ctx.log(
-                    LoggingLevel::Info,
-                    Some("notes"),
-                    format!("added note {id}"),
-                )
-                .await;
-                let mut result = CallToolResult::structured(json!({ "id": id }));
-                result.content = vec![ContentBlock::text(format!("Added note {id}."))];
-                Ok(result)
-            }
-        })
-        .typed_tool(search, move |ctx: Context, args: Search| {
-            let notes = n2.clone();
-            async move {
-                let snapshot: Vec<(u64, Note)> = lock(&notes)
-                    .notes
-                    .iter()
-                    .map(|(id, n)| (*id, n.clone()))
-                    .collect();
-                let total = snapshot.len() as f64;
-                let needle = args.query.to_lowercase();
-                let mut matches = Vec::new();
-                for (done, (id, note)) in snapshot.into_iter().enumerate() {
-                    ctx.progress(done as f64 + 1.0, Some(total), Some("searching"))
-                        .await;
-                    let haystack = format!("{} {}", note.title, note.body).to_lowercase();
-                    if haystack.contains(&needle) {
-                        matches.push(json!({ "id": id, "title": note.title }));
-                    }
-                }
-                let summary = format!("{} note(s) match {:?}.", matches.len(), args.query);
-                let mut result = CallToolResult::structured(json!({ "matches": matches }));
-                result.content.insert(0, ContentBlock::text(summary));
-                Ok(result)
-            }
-        })
-        .typed_tool(delete, move |ctx: Context, args: Delete| {
-            let notes = n3.clone();
-            async move {
-                if lock(&notes).notes.remove(&args.id).is_none() {
-                    return Err(HandlerError::tool(format!("there is no note {}", args.id)));
-                }
-                ctx.server().resource_updated("notes://all");
-                Ok(CallToolResult::text(format!("Deleted note {}.", args.id)))
-            }
-        })
-        .resource(all, move |_ctx, uri| {
-            let notes = n4.clone();
-            async move {
-                let list: String = lock(&notes)
-                    .notes
-                    .iter()
-                    .map(|(id, note)| format!("- {id}: {}\n", note.title))
-                    .collect();
-                Ok(text_resource(&uri, "text/markdown", list))
-            }
-        })
-        .resource_template(one, move |_ctx, uri, vars| {
-            let notes = n5.clone();
-            async move {
-                let note = vars
-                    .get("id")
-                    .and_then(|id| id.parse::<u64>().ok())
-                    .and_then(|id| lock(&notes).notes.get(&id).cloned());
-                match note {
-                    Some(note) => Ok(text_resource(
-                        &uri,
-                        "text/plain",
-                        format!("{}\n\n{}", note.title, note.body),
-                    )),
-                    None => Err(HandlerError::NotFound(uri)),
-                }
-            }
-        })
-        .template_completion("notes://note/{id}", "id", {
-            let notes = n6.clone();
-            move |_ctx, partial, _others| {
-                let notes = notes.clone();
-                async move { Ok(ids_starting_with(&notes, &partial)) }
-            }
-        })
-        .prompt(summarize, move |_ctx, args| {
-            let notes = n7.clone();
-            async move {
-                let id = args.get("id").cloned().unwrap_or_default();
-                let note = id
-                    .parse::<u64>()
-                    .ok()
-                    .and_then(|id| lock(&notes).notes.get(&id).cloned());
-                let Some(note) = note else {
-                    return Err(HandlerError::InvalidParams(format!(
-                        "there is no note {id}"
-                    )));
-                };
-                let text = format!(
-                    "Summarize this note in one sentence.\n\n# {}\n\n{}",
-                    note.title, note.body
-                );
-                let mut result = GetPromptResult::new(vec![PromptMessage::user_text(text)]);
-                result.description = Some(format!("Summary of note {id}"));
-                Ok(result)
-            }
-        })
-        .prompt_completion("summarize_note", "id", {
-            let notes = notes.clone();
-            move |_ctx, partial, _others| {
-                let notes = notes.clone();
-                async move { Ok(ids_starting_with(&notes, &partial)) }
-            }
-        })
+        .state(notebook)
+        .derived_tool(
+            Tool::named("add_note").description("Adds a note."),
+            add_note,
+        )
+        .derived_tool(
+            Tool::named("search_notes").description("Finds notes."),
+            search,
+        )
+        .derived_tool(
+            Tool::named("delete_note").description("Deletes a note."),
+            delete,
+        )
+        .resource(
+            Resource::new("notes://all", "all-notes")
+                .description("Every note, as a Markdown list.")
+                .mime_type("text/markdown"),
+            all_notes,
+        )
+        .resource_template(
+            ResourceTemplate::new("notes://note/{id}", "note").mime_type("text/plain"),
+            one_note,
+        )
+        .template_completion("notes://note/{id}", "id", note_ids)
+        .prompt(
+            Prompt::new("summarize_note")
+                .description("Asks the model to summarize one note.")
+                .argument(PromptArgument::required("id")),
+            summarize,
+        )
+        .prompt_completion("summarize_note", "id", note_ids)
         .build()
 }
 
-fn ids_starting_with(notes: &Notes, partial: &str) -> Vec<String> {
-    lock(notes)
+async fn add_note(ctx: Context, note: AddNote) -> Result<Structured<NoteId>, HandlerError> {
+    let id = ctx.state::<Notebook>()?.add(note.title, note.body);
+    ctx.server().resource_updated("notes://all");
+    let text = format!("added note {id}");
+    ctx.log(LoggingLevel::Info, Some("notes"), text).await;
+    Ok(Structured(NoteId { id }))
+}
+
+async fn search(ctx: Context, search: Search) -> Result<Structured<Found>, HandlerError> {
+    let notes = ctx.state::<Notebook>()?.book().notes.clone();
+    let needle = search.query.to_lowercase();
+    let mut matches = Vec::new();
+    for (done, (id, (title, body))) in notes.iter().enumerate() {
+        let total = Some(notes.len() as f64);
+        ctx.progress(done as f64 + 1.0, total, Some("searching"))
+            .await;
+        if format!("{title} {body}").to_lowercase().contains(&needle) {
+            let title = title.clone();
+            matches.push(Match { id: *id, title });
+        }
+    }
+    Ok(Structured(Found { matches }))
+}
+
+async fn delete(ctx: Context, NoteId { id }: NoteId) -> Result<Structured<NoteId>, HandlerError> {
+    if ctx.state::<Notebook>()?.book().notes.remove(&id).is_none() {
+        return Err(HandlerError::tool(format!("there is no note {id}")));
+    }
+    ctx.server().resource_updated("notes://all");
+    Ok(Structured(NoteId { id }))
+}
+
+async fn all_notes(ctx: Context, uri: String) -> Result<ReadResourceResult, HandlerError> {
+    let book = ctx.state::<Notebook>()?.book();
+    let list: String = book
         .notes
-        .keys()
-        .map(u64::to_string)
-        .filter(|id| id.starts_with(partial))
-        .collect()
+        .iter()
+        .map(|(id, (title, _))| format!("- {id}: {title}\n"))
+        .collect();
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+        &uri,
+        "text/markdown",
+        list,
+    )]))
+}
+
+async fn one_note(
+    ctx: Context,
+    uri: String,
+    vars: TemplateVariables,
+) -> Result<ReadResourceResult, HandlerError> {
+    let id = vars.get("id").map_or("", String::as_str);
+    let Some((title, body)) = ctx.state::<Notebook>()?.get(id) else {
+        return Err(HandlerError::NotFound(uri));
+    };
+    let text = format!("{title}\n\n{body}");
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+        &uri,
+        "text/plain",
+        text,
+    )]))
+}
+
+async fn summarize(
+    ctx: Context,
+    args: BTreeMap<String, String>,
+) -> Result<GetPromptResult, HandlerError> {
+    let id = args.get("id").map_or("", String::as_str);
+    let Some((title, body)) = ctx.state::<Notebook>()?.get(id) else {
+        return Err(HandlerError::InvalidParams(format!(
+            "there is no note {id}"
+        )));
+    };
+    let text = format!("Summarize this note in one sentence.\n\n# {title}\n\n{body}");
+    let mut result = GetPromptResult::new(vec![PromptMessage::user_text(text)]);
+    result.description = Some(format!("Summary of note {id}"));
+    Ok(result)
+}
+
+async fn note_ids(
+    ctx: Context,
+    partial: String,
+    _others: BTreeMap<String, String>,
+) -> Result<Vec<String>, HandlerError> {
+    let book = ctx.state::<Notebook>()?.book();
+    let ids = book.notes.keys().map(u64::to_string);
+    Ok(ids.filter(|id| id.starts_with(&partial)).collect())
 }

@@ -12,8 +12,18 @@ use std::time::{Duration, Instant};
 
 /// Runs the example client against the example server, bounded in time.
 fn run_client(extra: &[&str]) -> String {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_notes-client"));
-    command.args(extra).arg(env!("CARGO_BIN_EXE_notes-server"));
+    run(
+        env!("CARGO_BIN_EXE_notes-client"),
+        extra,
+        env!("CARGO_BIN_EXE_notes-server"),
+    )
+}
+
+/// Runs `client` with `extra` arguments and then `server`, bounded in time;
+/// returns its stdout.
+fn run(client: &str, extra: &[&str], server: &str) -> String {
+    let mut command = Command::new(client);
+    command.args(extra).arg(server);
     let mut child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -51,6 +61,11 @@ fn the_client_negotiates_the_newest_revision_by_default_and_uses_every_feature()
         out.contains(r#"search_notes: {"matches":[{"id":1,"title":"Ideas"}]}"#),
         "{out}"
     );
+    // The typed client reads structuredContent straight into the struct.
+    assert!(
+        out.contains(r#"typed search: Found { matches: [Match { id: 0, title: "Groceries" }] }"#),
+        "{out}"
+    );
     assert!(
         out.contains("delete_note 99: error=true there is no note 99"),
         "{out}"
@@ -72,4 +87,39 @@ fn every_handshake_revision_works_over_stdio() {
         let structured = out.contains(r#"add_note: {"id":0}"#);
         assert_eq!(structured, revision >= "2025-06-18", "{revision}: {out}");
     }
+}
+
+/// The code of a README example binary, as the README shows it: the file
+/// without its leading `//!` and `#![...]` lines.
+fn shown(source: &str) -> String {
+    let mut lines = source
+        .lines()
+        .skip_while(|l| l.starts_with("//!") || l.starts_with("#!["));
+    let mut body: String = lines.by_ref().map(|l| format!("{l}\n")).collect();
+    body.insert_str(0, "```rust\n");
+    body.push_str("```");
+    body
+}
+
+#[test]
+fn the_readme_shows_the_todo_server_and_client_as_compiled_and_run_here() {
+    let readme = include_str!("../../README.md");
+    for source in [
+        include_str!("../src/bin/todo-server.rs"),
+        include_str!("../src/bin/todo-client.rs"),
+    ] {
+        let block = shown(source);
+        assert!(readme.contains(&block), "README lacks, verbatim:\n{block}");
+    }
+    // The promise of the README: a server under 40 lines, a client under 25.
+    let server = shown(include_str!("../src/bin/todo-server.rs"));
+    let client = shown(include_str!("../src/bin/todo-client.rs"));
+    assert!(server.lines().count() - 2 < 40, "{server}");
+    assert!(client.lines().count() - 2 < 25, "{client}");
+    let out = run(
+        env!("CARGO_BIN_EXE_todo-client"),
+        &[],
+        env!("CARGO_BIN_EXE_todo-server"),
+    );
+    assert_eq!(out, "added todo #1\n");
 }

@@ -139,14 +139,72 @@ impl Client {
     /// # Errors
     ///
     /// As [`Client::request`], or [`ClientError::InvalidStructuredContent`].
+    ///
+    /// `arguments` is anything that serializes to a JSON object: a struct
+    /// deriving `Serialize`, `json!({..})`, or a `Map`.
     pub async fn call_tool(
         &self,
         name: impl Into<String>,
-        arguments: Map<String, Value>,
+        arguments: impl serde::Serialize,
     ) -> Result<CallToolResult, ClientError> {
+        let name = name.into();
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(Value::Null) => Map::new(),
+            Ok(other) => {
+                return Err(ClientError::InvalidArguments(format!(
+                    "the arguments of tool {name:?} must serialize to a JSON object, not {other}"
+                )));
+            }
+            Err(error) => {
+                return Err(ClientError::InvalidArguments(format!(
+                    "the arguments of tool {name:?} do not serialize: {error}"
+                )));
+            }
+        };
         let params = CallToolRequestParams::with_arguments(name, arguments);
         self.request::<CallTool>(params, RequestOptions::default())
             .await
+    }
+
+    /// `tools/call`, reading the result's `structuredContent` as `T`
+    /// (checked first against the tool's listed `outputSchema`, as in
+    /// [`Client::call_tool`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_tool`]; [`ClientError::ToolFailed`] when the tool
+    /// reported an error (`isError`), [`ClientError::InvalidResult`] when
+    /// there is no structured content or it does not fit `T`.
+    pub async fn call_tool_as<T: serde::de::DeserializeOwned>(
+        &self,
+        name: impl Into<String>,
+        arguments: impl serde::Serialize,
+    ) -> Result<T, ClientError> {
+        let name = name.into();
+        let result = self.call_tool(name.clone(), arguments).await?;
+        if result.is_error == Some(true) {
+            let message = result
+                .content
+                .iter()
+                .filter_map(|block| block.as_text())
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Err(ClientError::ToolFailed {
+                tool: name,
+                message,
+            });
+        }
+        let Some(structured) = result.structured_content else {
+            return Err(ClientError::InvalidResult(format!(
+                "tool {name:?} returned no structuredContent"
+            )));
+        };
+        serde_json::from_value(structured).map_err(|error| {
+            ClientError::InvalidResult(format!(
+                "the structuredContent of tool {name:?} does not fit the type asked for: {error}"
+            ))
+        })
     }
 
     /// `resources/list`: one page, starting at `cursor`.

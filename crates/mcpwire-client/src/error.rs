@@ -21,6 +21,13 @@ pub enum ConnectError {
     Transport(Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// The error codes transports use for failures they report themselves, in
+/// place of an answer the server can no longer give (mcpwire-http's
+/// `client::codes`, -31000 to -31003). They lie outside the range JSON-RPC
+/// reserves and no MCP revision allocates them, so an error with such a
+/// code is a [`ClientError::Transport`], not a [`ClientError::Peer`].
+pub const TRANSPORT_CODES: std::ops::RangeInclusive<i64> = -31099..=-31000;
+
 /// Why a call to the server has no result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -33,6 +40,25 @@ pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     #[error("the server answered with error {}: {}", .0.code, .0.message)]
     Peer(ErrorObject),
+    /// The transport failed to carry this request or its answer (an HTTP
+    /// exchange that failed, a response stream lost, an HTTP error status,
+    /// an expired session): the server said nothing. The object is the one
+    /// the transport made up, with a code in [`TRANSPORT_CODES`] (for
+    /// Streamable HTTP, `mcpwire_http::client::codes`) and its details.
+    #[error("the transport failed: {}", .0.message)]
+    Transport(ErrorObject),
+    /// The call's arguments could not be made into a JSON object.
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+    /// The tool ran and reported an error (`isError: true`), as read by
+    /// [`Client::call_tool_as`](crate::Client::call_tool_as).
+    #[error("tool {tool:?} failed: {message}")]
+    ToolFailed {
+        /// The tool called.
+        tool: String,
+        /// The text of its result.
+        message: String,
+    },
     /// No answer came in time; `notifications/cancelled` was sent (LIFE-16).
     #[error("the request timed out")]
     TimedOut,
@@ -102,6 +128,7 @@ impl From<ResponseError> for ClientError {
                 Some(data) if object.code == McpErrorCode::UrlElicitationRequired.error_code() => {
                     Self::UrlElicitationRequired(Box::new(data))
                 }
+                _ if TRANSPORT_CODES.contains(&object.code.0) => Self::Transport(object),
                 _ => Self::Peer(object),
             },
             ResponseError::TimedOut => Self::TimedOut,

@@ -26,7 +26,7 @@
 //! let client = Client::connect(client_end, config).await?;
 //! let tools = client.list_all_tools().await?;
 //! assert_eq!(tools[0].name, "hello");
-//! let result = client.call_tool("hello", Default::default()).await?;
+//! let result = client.call_tool("hello", ()).await?;
 //! assert_eq!(result.content, CallToolResult::text("hello!").content);
 //! client.close().await;
 //! # Ok(())
@@ -85,7 +85,7 @@ pub use cache::ResultCache;
 pub use calls::MAX_PAGES;
 pub use cancel::Cancellation;
 pub use client::{Client, ClientBuilder};
-pub use error::{ClientError, ConnectError};
+pub use error::{ClientError, ConnectError, TRANSPORT_CODES};
 pub use handler::{BoxFuture, ClientHandler, HandlerContext, user_rejected};
 pub use input::{InputRetry, MAX_INPUT_ROUNDS};
 pub use mcpwire_session::{

@@ -269,7 +269,7 @@ fn mappings() -> Vec<Mapping> {
         map(
             "tools/call",
             names![
-                |c: &Client| drop(c.call_tool("t", Default::default())),
+                |c: &Client| drop(c.call_tool("t", ())),
                 Client::call_tool_with_input
             ],
             names![ServerBuilder::tool::<Handler<Arguments, CallToolResult>, _>],

@@ -62,7 +62,7 @@ async fn measure(label: &str, url: &str) {
     // Warm-up: a few calls per client.
     for client in &clients {
         for _ in 0..5 {
-            client.call_tool("quick", Default::default()).await.unwrap();
+            client.call_tool("quick", ()).await.unwrap();
         }
     }
     let started = Instant::now();
@@ -73,7 +73,7 @@ async fn measure(label: &str, url: &str) {
                 let mut latencies = Vec::new();
                 while started.elapsed() < MEASURE {
                     let call = Instant::now();
-                    client.call_tool("quick", Default::default()).await.unwrap();
+                    client.call_tool("quick", ()).await.unwrap();
                     latencies.push(call.elapsed());
                 }
                 client.close().await;

@@ -86,7 +86,7 @@ async fn a_delete_on_any_instance_ends_the_runtime_and_streams_held_by_the_other
     .pinned(ProtocolVersion::V2025_11_25);
     let client = Client::builder(config).connect(transport).await.unwrap();
     for _ in 0..3 {
-        client.call_tool("quick", Default::default()).await.unwrap();
+        client.call_tool("quick", ()).await.unwrap();
     }
     // One runtime in all, and the standalone GET stream held somewhere.
     eventually(&stores, |now| {
@@ -116,7 +116,7 @@ async fn a_delete_on_any_instance_ends_the_runtime_and_streams_held_by_the_other
         if next != runtime && next != stream {
             break;
         }
-        client.call_tool("quick", Default::default()).await.unwrap();
+        client.call_tool("quick", ()).await.unwrap();
     }
     client.close().await;
     let deleted = proxy

@@ -177,20 +177,14 @@ async fn a_handler_sees_the_identity_of_a_post_received_on_another_instance() {
     let (home, away) = (names[runtime], names[1 - runtime]);
     // Received on the other instance: the identity alone crossed the bus.
     proxy.pin("tools/call", 1 - runtime);
-    let result = client
-        .call_tool("whoami", Default::default())
-        .await
-        .unwrap();
+    let result = client.call_tool("whoami", ()).await.unwrap();
     assert_eq!(
         text_of(&result),
         format!("alice of app-1 via {away} (marker none)")
     );
     // Received on the runtime's own instance: every extension is there.
     proxy.pin("tools/call", runtime);
-    let result = client
-        .call_tool("whoami", Default::default())
-        .await
-        .unwrap();
+    let result = client.call_tool("whoami", ()).await.unwrap();
     assert_eq!(
         text_of(&result),
         format!("alice of app-1 via {home} (marker {home})")

@@ -154,7 +154,7 @@ async fn progress_and_elicitation_complete_when_every_request_lands_on_another_i
         }
         assert_eq!(seen, vec![1.0, 2.0]);
     }
-    let result = client.call_tool("quick", Default::default()).await.unwrap();
+    let result = client.call_tool("quick", ()).await.unwrap();
     assert_eq!(text_of(&result), "quick");
     client.close().await;
     // The requests really were spread: each instance served POSTs.
@@ -236,12 +236,10 @@ async fn a_redis_restart_under_load_gives_errors_not_hangs_and_the_service_recov
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(4) {
             // Each call is bounded: a hang fails the test.
-            let outcome = tokio::time::timeout(
-                Duration::from_secs(10),
-                client.call_tool("quick", Default::default()),
-            )
-            .await
-            .expect("a call hung while Redis restarted");
+            let outcome =
+                tokio::time::timeout(Duration::from_secs(10), client.call_tool("quick", ()))
+                    .await
+                    .expect("a call hung while Redis restarted");
             match outcome {
                 Ok(_) => ok += 1,
                 Err(_) => failed += 1,
@@ -263,7 +261,7 @@ async fn a_redis_restart_under_load_gives_errors_not_hangs_and_the_service_recov
     let client = loop {
         let attempt = tokio::time::timeout(Duration::from_secs(5), async {
             let client = connect(&deployment.proxy.url).await.ok()?;
-            client.call_tool("quick", Default::default()).await.ok()?;
+            client.call_tool("quick", ()).await.ok()?;
             Some(client)
         })
         .await;
@@ -274,7 +272,7 @@ async fn a_redis_restart_under_load_gives_errors_not_hangs_and_the_service_recov
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     for _ in 0..6 {
-        let result = client.call_tool("quick", Default::default()).await;
+        let result = client.call_tool("quick", ()).await;
         let log = deployment.proxy.log();
         let tail = &log[log.len().saturating_sub(8)..];
         let result = result.unwrap_or_else(|error| panic!("{error:?} after {tail:?}"));

@@ -29,6 +29,16 @@ impl ToolEntry {
             which,
             reason: error.to_string(),
         };
+        if let Some((which, schema)) = tool.schema_not_an_object() {
+            return Err(BuildError::Schema {
+                tool: tool.name.clone(),
+                which,
+                reason: format!(
+                    "it must be a JSON object (a schema with \"type\": \"object\"), but {}",
+                    not_an_object(schema)
+                ),
+            });
+        }
         let input_schema = serde_json::Value::Object(tool.input_schema.clone());
         let input =
             DeferredSchema::tool_input(input_schema).map_err(|e| schema_error("inputSchema", e))?;
@@ -45,6 +55,47 @@ impl ToolEntry {
             output,
             handler,
         })
+    }
+}
+
+/// Why `schema` is not an object schema, as a short phrase.
+fn not_an_object(schema: &serde_json::Value) -> String {
+    match crate::schema::require_object_schema(schema) {
+        Err(crate::schema::SchemaError::NotAnObjectSchema { found }) => found,
+        _ => "it is not a JSON object".to_owned(),
+    }
+}
+
+/// Refuses an `outputSchema` whose root is not an object schema when the
+/// server speaks a revision (2025-06-18, 2025-11-25) whose clients accept
+/// only object-shaped structured content: such a tool's structured output
+/// would silently vanish for them. 2026-07-28 allows any root.
+pub(crate) fn check_output_for_versions(
+    tool: &Tool,
+    versions: &[mcpwire_types::ProtocolVersion],
+) -> Result<(), BuildError> {
+    let Some(schema) = &tool.output_schema else {
+        return Ok(());
+    };
+    let schema = serde_json::Value::Object(schema.clone());
+    if crate::schema::require_object_schema(&schema).is_ok() {
+        return Ok(());
+    }
+    let picky = versions.iter().find(|v| {
+        v.has_structured_output() && !v.at_least(mcpwire_types::ProtocolVersion::V2026_07_28)
+    });
+    match picky {
+        None => Ok(()),
+        Some(version) => Err(BuildError::Schema {
+            tool: tool.name.clone(),
+            which: "outputSchema",
+            reason: format!(
+                "clients of {version} accept only structured content that is a JSON object, so \
+                 its root must have \"type\": \"object\", but {}; wrap the value in a struct, \
+                 or serve only 2026-07-28 (ServerBuilder::versions)",
+                not_an_object(&schema)
+            ),
+        }),
     }
 }
 

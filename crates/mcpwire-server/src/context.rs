@@ -14,7 +14,7 @@ use mcpwire_types::{
 use tokio::sync::{mpsc, oneshot};
 
 use crate::input::{EMPTY_ROUND, Round};
-use crate::{Cancellation, PeerRequestError, Server};
+use crate::{Cancellation, HandlerError, PeerRequestError, Server};
 
 /// What a handler sends back to the session driver.
 pub(crate) enum Command {
@@ -226,6 +226,17 @@ impl Context {
     /// The server, e.g. to add or remove tools while serving.
     pub fn server(&self) -> &Server {
         &self.inner.session.server
+    }
+
+    /// The application state of type `S` given to
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    ///
+    /// # Errors
+    ///
+    /// An internal error naming the type when no such state was given (a
+    /// mistake in the server's code, reported to the client as -32603).
+    pub fn state<S: Send + Sync + 'static>(&self) -> Result<&S, HandlerError> {
+        self.server().inner.states.get::<S>()
     }
 
     /// The cancellation signal of this request.

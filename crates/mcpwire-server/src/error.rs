@@ -93,6 +93,13 @@ impl From<serde_json::Error> for HandlerError {
     }
 }
 
+/// A lock a panicking handler left poisoned: `state.lock()?` in a handler.
+impl<T> From<std::sync::PoisonError<T>> for HandlerError {
+    fn from(_: std::sync::PoisonError<T>) -> Self {
+        Self::Internal("a lock is poisoned: a handler panicked while holding it".to_owned())
+    }
+}
+
 impl From<std::io::Error> for HandlerError {
     fn from(error: std::io::Error) -> Self {
         Self::Internal(error.to_string())

@@ -64,6 +64,7 @@ mod server;
 pub mod skills;
 pub mod tasks;
 mod tool_call;
+mod typed;
 pub mod uri_template;
 
 pub use cancel::Cancellation;
@@ -77,3 +78,6 @@ pub use mcpwire_session::RequestOptions;
 pub use request_state::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use roots::RootsContext;
 pub use server::{Server, ServerBuilder};
+#[cfg(feature = "schemars")]
+pub use typed::{DerivedOutput, schema_for};
+pub use typed::{IntoToolResult, Structured};

@@ -20,6 +20,7 @@ use crate::handler::{
 };
 use crate::uri_template::UriTemplate;
 use crate::{BuildError, Context, HandlerError};
+use mcpwire_jsonrpc::Transport;
 
 pub(crate) use crate::change_feed::Change;
 
@@ -51,6 +52,8 @@ pub(crate) struct Inner {
     pub(crate) roots_changed: Option<crate::roots::RootsChangedFn>,
     /// The skills extension's catalog, when skills are served.
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
+    /// The application state handlers read with [`Context::state`].
+    pub(crate) states: crate::typed::States,
 }
 
 impl std::fmt::Debug for Server {
@@ -65,6 +68,20 @@ impl Server {
     /// Starts building a server called `name` at `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
         ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// Serves `transport` on a task of its own and returns at once; an
+    /// error that ends the session is logged (tracing, `debug`). This is
+    /// what a transport that hands over one transport per session (Streamable
+    /// HTTP, HTTP+SSE) calls for each: `StreamableHttp::new(config, move
+    /// |transport| server.spawn_session(transport))`.
+    pub fn spawn_session<T: Transport>(&self, transport: T) {
+        let server = self.clone();
+        tokio::spawn(async move {
+            if let Err(error) = server.serve(transport).await {
+                tracing::debug!(%error, "an MCP session ended with an error");
+            }
+        });
     }
 
     /// The engine configuration every session uses.
@@ -106,6 +123,7 @@ impl Server {
         F: Fn(Context, Arguments) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, HandlerError>> + Send + 'static,
     {
+        crate::catalog::check_output_for_versions(&tool, &self.inner.config.versions)?;
         let entry = ToolEntry::new(tool, tool_fn(handler))?;
         self.catalog_mut().add_tool(entry)?;
         self.announce(Change::Tools);
@@ -233,6 +251,7 @@ pub struct ServerBuilder {
     roots_changed: Option<crate::roots::RootsChangedFn>,
     change_feed: Option<Arc<dyn crate::ChangeFeed>>,
     skills: Option<crate::skills::SkillCatalog>,
+    states: crate::typed::States,
 }
 
 #[derive(Default)]
@@ -284,7 +303,17 @@ impl ServerBuilder {
             roots_changed: None,
             change_feed: None,
             skills: None,
+            states: crate::typed::States::default(),
         }
+    }
+
+    /// Shares `state` with every handler, which reads it with
+    /// [`Context::state`] (`ctx.state::<S>()?`): one value per type, no
+    /// clones to hand each closure. Put interior mutability inside
+    /// (`Mutex`, atomics, a database pool) since handlers run concurrently.
+    pub fn state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.states.insert(state);
+        self
     }
 
     /// Shares catalog changes with the other instances of the service
@@ -424,13 +453,19 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds a tool whose arguments are read into `A` (after schema
-    /// validation); arguments that do not fit `A` are a tool error.
-    pub fn typed_tool<A, F, Fut>(self, tool: Tool, handler: F) -> Self
+    /// Adds a tool whose arguments are read into `A` (after validation
+    /// against the tool's hand-written `inputSchema`); arguments that do
+    /// not fit `A` are a tool error. The handler returns any
+    /// [`IntoToolResult`](crate::IntoToolResult): a `CallToolResult`, a
+    /// [`Structured`](crate::Structured) value or a `String`. With the
+    /// `schemars` feature, [`derived_tool`](Self::derived_tool) derives the
+    /// schemas from the types instead.
+    pub fn typed_tool<A, O, F, Fut>(self, tool: Tool, handler: F) -> Self
     where
         A: serde::de::DeserializeOwned + Send + 'static,
+        O: crate::IntoToolResult,
         F: Fn(Context, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<CallToolResult, HandlerError>> + Send + 'static,
+        Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
         self.tool(tool, move |ctx, args| {
@@ -438,9 +473,54 @@ impl ServerBuilder {
             async move {
                 let args: A = serde_json::from_value(serde_json::Value::Object(args))
                     .map_err(|e| HandlerError::tool(format!("invalid arguments: {e}")))?;
-                handler(ctx, args).await
+                handler(ctx, args).await?.into_tool_result()
             }
         })
+    }
+
+    /// Adds a tool whose `inputSchema` is derived from `A` and whose
+    /// `outputSchema` is derived from the handler's output when it is a
+    /// [`Structured<T>`](crate::Structured) (JSON Schema 2020-12, by
+    /// `schemars`). The schemas are derived once, here, replace any in
+    /// `tool`, and are checked like hand-written ones: arguments are
+    /// validated before `A` is read, structured results after the handler
+    /// returns, and a non-object `outputSchema` is refused by `build()`
+    /// while the server speaks a revision before 2026-07-28.
+    ///
+    /// ```
+    /// use mcpwire_server::{Context, HandlerError, Server, Structured};
+    /// use mcpwire_types::Tool;
+    /// use schemars::JsonSchema;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Add { a: i64, b: i64 }
+    /// #[derive(Serialize, JsonSchema)]
+    /// struct Sum { sum: i64 }
+    ///
+    /// let server = Server::builder("calc", "1.0.0")
+    ///     .derived_tool(Tool::named("add").description("Adds two numbers."),
+    ///         |_ctx: Context, Add { a, b }| async move {
+    ///             Ok::<_, HandlerError>(Structured(Sum { sum: a + b }))
+    ///         })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.tool_names(), ["add"]);
+    /// ```
+    #[cfg(feature = "schemars")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
+    pub fn derived_tool<A, O, F, Fut>(self, tool: Tool, handler: F) -> Self
+    where
+        A: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        O: crate::DerivedOutput,
+        F: Fn(Context, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, HandlerError>> + Send + 'static,
+    {
+        let mut tool = tool.input_schema(crate::schema_for::<A>());
+        if let Some(schema) = O::output_schema() {
+            tool = tool.output_schema(schema);
+        }
+        self.typed_tool(tool, handler)
     }
 
     /// Adds a listed resource read by `handler` (which gets the URI).
@@ -538,6 +618,9 @@ impl ServerBuilder {
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }
+        for entry in &self.catalog.tools {
+            crate::catalog::check_output_for_versions(&entry.tool, &self.versions)?;
+        }
         let mut catalog = self.catalog;
         let has_completions = catalog.prompts.iter().any(|p| !p.completers.is_empty())
             || catalog.templates.iter().any(|t| !t.completers.is_empty());
@@ -613,6 +696,7 @@ impl ServerBuilder {
                 roots_changed: self.roots_changed,
                 change_feed: self.change_feed,
                 skills,
+                states: self.states,
             }),
         };
         if let Some(feed) = &server.inner.change_feed {

@@ -102,7 +102,7 @@ async fn a_client_cancels_a_running_task_and_cannot_cancel_it_twice() {
     let again = client.cancel_task(&task.task_id).await;
     assert!(matches!(again, Err(ClientError::Peer(error)) if error.code.0 == -32602));
     // A plain call of the same kind of tool is an ordinary result.
-    let plain = client.call_tool("slow", Default::default()).await.unwrap();
+    let plain = client.call_tool("slow", ()).await.unwrap();
     assert!(task_of(&plain).is_none());
     client.close().await;
 }

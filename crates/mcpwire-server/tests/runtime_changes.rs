@@ -195,12 +195,9 @@ async fn the_client_runtime_receives_list_changed_and_calls_the_added_tool() {
         matches!(notification, ServerNotification::ToolListChanged(_)),
         "{notification:?}"
     );
-    let result = within(
-        "the call",
-        client.call_tool("late_tool", Default::default()),
-    )
-    .await
-    .unwrap();
+    let result = within("the call", client.call_tool("late_tool", ()))
+        .await
+        .unwrap();
     assert_eq!(result.content[0].as_text(), Some("ok"));
     client.close().await;
 }

@@ -35,6 +35,7 @@ mod revision;
 mod roots;
 mod sampling;
 pub mod skills;
+mod setters;
 mod subscriptions;
 mod tasks;
 pub mod tasks_extension;

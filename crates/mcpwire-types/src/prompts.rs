@@ -82,7 +82,7 @@ pub struct PromptArgument {
 }
 
 impl PromptArgument {
-    /// An argument called `name`.
+    /// An argument called `name` (optional unless [`PromptArgument::required`] built it).
     pub fn new(name: impl Into<String>) -> Self {
         Self {
             name: name.into(),

@@ -334,6 +334,15 @@ impl ReadResourceResult {
             extra: Extra::new(),
         }
     }
+
+    /// A result holding one text resource: `text` at `uri`, of `mime_type`.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self::new(vec![ResourceContents::text(uri, mime_type, text)])
+    }
 }
 
 impl ForRevision for ReadResourceResult {

@@ -45,23 +45,78 @@ pub struct Tool {
     /// Fields this model does not name.
     #[serde(flatten)]
     pub extra: Extra,
+    /// A schema given to [`Tool::new`] or [`Tool::output_schema`] that was
+    /// not a JSON object (never sent): a server refuses such a tool when it
+    /// is registered, naming the schema, instead of serving `{}`.
+    #[serde(skip)]
+    not_an_object: Option<(&'static str, Value)>,
 }
 
 impl Tool {
-    /// A tool called `name` whose arguments follow `input_schema`.
-    pub fn new(name: impl Into<String>, input_schema: Map<String, Value>) -> Self {
-        Self {
+    /// A tool called `name` whose arguments follow `input_schema`: a JSON
+    /// Schema whose root is an object with `"type": "object"` (a
+    /// `serde_json::Value` from `json!`, or a `Map`). Anything else is
+    /// kept aside and refused by the server's `build()` with a clear error.
+    pub fn new(name: impl Into<String>, input_schema: impl Into<Value>) -> Self {
+        let mut tool = Self {
             name: name.into(),
             title: None,
             description: None,
-            input_schema,
+            input_schema: Map::new(),
             output_schema: None,
             annotations: None,
             icons: None,
             execution: None,
             meta: None,
             extra: Extra::new(),
+            not_an_object: None,
+        };
+        match input_schema.into() {
+            Value::Object(map) => tool.input_schema = map,
+            other => tool.not_an_object = Some(("inputSchema", other)),
         }
+        tool
+    }
+
+    /// A tool called `name` that accepts any object of arguments (input
+    /// schema `{"type": "object"}`); for tools whose schema is derived or
+    /// set later.
+    pub fn named(name: impl Into<String>) -> Self {
+        let mut schema = Map::new();
+        schema.insert("type".into(), Value::from("object"));
+        Self::new(name, schema)
+    }
+
+    /// Sets the JSON Schema of `structuredContent` (see [`Tool::new`] for
+    /// what a schema that is not a JSON object becomes).
+    pub fn output_schema(mut self, schema: impl Into<Value>) -> Self {
+        match schema.into() {
+            Value::Object(map) => self.output_schema = Some(map),
+            other => self.not_an_object = Some(("outputSchema", other)),
+        }
+        self
+    }
+
+    /// Replaces the JSON Schema of the arguments (as [`Tool::new`] takes it).
+    pub fn input_schema(mut self, schema: impl Into<Value>) -> Self {
+        match schema.into() {
+            Value::Object(map) => {
+                self.input_schema = map;
+                if matches!(self.not_an_object, Some(("inputSchema", _))) {
+                    self.not_an_object = None;
+                }
+            }
+            other => self.not_an_object = Some(("inputSchema", other)),
+        }
+        self
+    }
+
+    /// A schema this tool was given that is not a JSON object: which one
+    /// (`"inputSchema"` or `"outputSchema"`) and what it was.
+    pub fn schema_not_an_object(&self) -> Option<(&'static str, &Value)> {
+        self.not_an_object
+            .as_ref()
+            .map(|(which, value)| (*which, value))
     }
 
     /// A tool called `name` that takes no arguments

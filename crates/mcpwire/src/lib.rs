@@ -19,6 +19,29 @@
 //! Transports and runtimes meet here or in your code: any runtime serves
 //! any transport, e.g. `server.serve(mcpwire::stdio::stdio())`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "server")]
+mod host;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub use host::Host;
+
+/// The names a server or client program uses most, in one `use mcpwire::prelude::*`.
+pub mod prelude {
+    #[cfg(feature = "client")]
+    pub use crate::client::{Client, ClientConfig};
+    pub use crate::types::{
+        CallToolResult, GetPromptResult, Implementation, Prompt, PromptArgument, PromptMessage,
+        ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+    };
+    #[cfg(feature = "server")]
+    pub use crate::{
+        Host as _,
+        server::{Context, HandlerError, Server, Structured},
+    };
+}
+
 pub use mcpwire_jsonrpc as jsonrpc;
 pub use mcpwire_types as types;
 

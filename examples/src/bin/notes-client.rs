@@ -19,14 +19,8 @@ use mcpwire::types::{
     ClientCapabilities, CompleteArgument, CompletionReference, Implementation, ProtocolVersion,
     ResourceContents,
 };
-use serde_json::{Map, Value, json};
-
-fn arguments(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
+use mcpwire_examples::notes::{AddNote, Found, NoteId, Search};
+use serde_json::json;
 
 /// The first argument that is neither an option nor a revision.
 fn target(args: &[String]) -> Option<&String> {
@@ -86,23 +80,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("Groceries", "eggs, milk"),
         ("Ideas", "a faster JSON parser"),
     ] {
-        let added = client
-            .call_tool("add_note", arguments(json!({"title": title, "body": body})))
-            .await?;
+        let note = AddNote {
+            title: title.into(),
+            body: body.into(),
+        };
+        let added = client.call_tool("add_note", note).await?;
         println!("add_note: {}", added.structured_content.unwrap_or_default());
     }
 
-    let found = client
-        .call_tool("search_notes", arguments(json!({"query": "json"})))
-        .await?;
+    let search = Search {
+        query: "json".into(),
+    };
+    let found = client.call_tool("search_notes", search).await?;
     println!(
         "search_notes: {}",
         found.structured_content.unwrap_or_default()
     );
+    if client.server().version.has_structured_output() {
+        let typed: Found = client
+            .call_tool_as("search_notes", json!({"query": "eggs"}))
+            .await?;
+        println!("typed search: {typed:?}");
+    }
 
-    let refused = client
-        .call_tool("delete_note", arguments(json!({"id": 99})))
-        .await?;
+    let refused = client.call_tool("delete_note", NoteId { id: 99 }).await?;
     let text = refused
         .content
         .first()

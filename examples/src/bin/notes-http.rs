@@ -11,9 +11,10 @@
 
 use axum::Router;
 use axum::routing::get;
-use mcpwire::http::server::{Config, StreamableHttp};
-use mcpwire::http_legacy::server::{Config as LegacyConfig, LegacySse};
-use mcpwire_examples::notes::{Notes, build};
+use mcpwire::http::server::Config;
+use mcpwire::http_legacy::server::Config as LegacyConfig;
+use mcpwire::prelude::*;
+use mcpwire_examples::notes::{Notebook, build};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,26 +29,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(&address).await?;
     let local = listener.local_addr()?;
 
-    let notes = Notes::default();
-    let server = build(&notes)?;
-    // Each MCP session (and each stateless request) gets the same server.
-    let streamable_server = server.clone();
-    let mcp = StreamableHttp::new(Config::default(), move |transport| {
-        let server = streamable_server.clone();
-        tokio::spawn(async move {
-            if let Err(error) = server.serve(transport).await {
-                tracing::debug!(%error, "an MCP session ended with an error");
-            }
-        });
-    });
-    let legacy = LegacySse::new(LegacyConfig::default(), move |transport| {
-        let server = server.clone();
-        tokio::spawn(async move {
-            if let Err(error) = server.serve(transport).await {
-                tracing::debug!(%error, "a legacy MCP session ended with an error");
-            }
-        });
-    });
+    let server = build(Notebook::default())?;
+    let mcp = server.clone().into_http_service(Config::default());
+    let legacy = server.into_legacy_sse_service(LegacyConfig::default());
     let app = Router::new()
         .route(
             "/",

@@ -4,7 +4,8 @@
 //! Run it as `cargo run -p mcpwire-examples --bin notes-server` and talk
 //! MCP to it on stdin/stdout; logs go to stderr.
 
-use mcpwire_examples::notes::{Notes, build};
+use mcpwire::prelude::*;
+use mcpwire_examples::notes::{Notebook, build};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -14,8 +15,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_ansi(false)
         .with_max_level(tracing::Level::INFO)
         .init();
-    let notes = Notes::default();
-    let server = build(&notes)?;
-    server.serve(mcpwire::stdio::stdio()).await?;
+    build(Notebook::default())?.serve_stdio().await?;
     Ok(())
 }

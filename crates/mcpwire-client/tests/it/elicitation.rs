@@ -260,7 +260,7 @@ async fn the_url_elicitation_required_error_is_typed_and_only_a_known_completion
     bounded(async {
         let (client, _) =
             connect(ProtocolVersion::V2025_11_25, json!({"url": {}}), json!({})).await;
-        match client.call_tool("login", Default::default()).await {
+        match client.call_tool("login", ()).await {
             Err(ClientError::UrlElicitationRequired(data)) => {
                 assert_eq!(data.elicitations.len(), 1);
                 assert_eq!(data.elicitations[0].elicitation_id.as_deref(), Some("e-7"));

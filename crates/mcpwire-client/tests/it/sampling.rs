@@ -180,7 +180,7 @@ async fn a_denied_request_never_reaches_the_model_samp_13() {
             ..Host::default()
         };
         let client = connect(&server, sampling_config(ProtocolVersion::V2025_06_18, false), host).await;
-        let error = client.call_tool("ask", Default::default()).await.unwrap_err();
+        let error = client.call_tool("ask", ()).await.unwrap_err();
         assert!(error.to_string().contains("User rejected"), "{error}");
         // 2026-07-28: the input request fails on the client, nothing is retried.
         let host = Host {

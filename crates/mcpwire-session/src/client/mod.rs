@@ -67,6 +67,15 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
+    /// A client called `name` at `version`, speaking every revision and
+    /// declaring no optional capability (no sampling, elicitation or roots).
+    pub fn named(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self::new(
+            Implementation::new(name, version),
+            ClientCapabilities::default(),
+        )
+    }
+
     /// A client speaking every revision, choosing automatically.
     pub fn new(info: Implementation, capabilities: ClientCapabilities) -> Self {
         Self {

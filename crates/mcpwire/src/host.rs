@@ -1,0 +1,66 @@
+//! Hosting in one call: a [`Server`](mcpwire_server::Server) served over
+//! stdio, or turned into the tower service of Streamable HTTP (or of the
+//! legacy HTTP+SSE transport) for axum or hyper. Runtimes and transports
+//! may not depend on each other, so the glue lives here, where they meet.
+
+#[cfg(feature = "http")]
+use mcpwire_http::server::{Config, StreamableHttp};
+#[cfg(feature = "http-legacy")]
+use mcpwire_http_legacy::server::{Config as LegacyConfig, LegacySse};
+use mcpwire_server::Server;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for mcpwire_server::Server {}
+}
+
+/// One-call hosting for a [`Server`] (bring it in with `use mcpwire::prelude::*`).
+///
+/// Its methods exist with the transport features they use: `serve_stdio`
+/// with `stdio`, `into_http_service` with `http`, `into_legacy_sse_service`
+/// with `http-legacy`.
+pub trait Host: sealed::Sealed {
+    /// Serves this server on the process's own stdin and stdout until the
+    /// client closes stdin (only protocol messages may reach stdout: log to
+    /// stderr).
+    #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
+    fn serve_stdio(
+        &self,
+    ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_;
+
+    /// The Streamable HTTP endpoint of this server as a
+    /// `tower::Service<http::Request<_>>`: mount it with axum's
+    /// `Router::route_service("/mcp", ...)` or serve it with
+    /// [`mcpwire_http::server::serve`]. Each session (and each stateless
+    /// request) is served on a task of its own.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    fn into_http_service(self, config: Config) -> StreamableHttp;
+
+    /// The legacy HTTP+SSE endpoints (2024-11-05) of this server as a
+    /// tower service: route its SSE path (`/sse`) and message path
+    /// (`/message`) to it.
+    #[cfg(feature = "http-legacy")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http-legacy")))]
+    fn into_legacy_sse_service(self, config: LegacyConfig) -> LegacySse;
+}
+
+impl Host for Server {
+    #[cfg(feature = "stdio")]
+    fn serve_stdio(
+        &self,
+    ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_ {
+        self.serve(mcpwire_stdio::stdio())
+    }
+
+    #[cfg(feature = "http")]
+    fn into_http_service(self, config: Config) -> StreamableHttp {
+        StreamableHttp::new(config, move |transport| self.spawn_session(transport))
+    }
+
+    #[cfg(feature = "http-legacy")]
+    fn into_legacy_sse_service(self, config: LegacyConfig) -> LegacySse {
+        LegacySse::new(config, move |transport| self.spawn_session(transport))
+    }
+}
