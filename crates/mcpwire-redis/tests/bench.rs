@@ -22,10 +22,10 @@ use mcpwire_client::{Client, ClientConfig};
 use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::Config;
 use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::{CallToolResult, ClientCapabilities, Implementation, ProtocolVersion, Tool};
 use support::RedisServer;
 use support::cluster::Instance;
-use support::proxy::Proxy;
 
 /// Concurrent clients, each with its own session, calling in a loop.
 const CLIENTS: usize = 8;
@@ -124,14 +124,21 @@ async fn tools_call_throughput_and_p99_by_deployment() {
         &format!("http://{}/mcp", one.addr),
     )
     .await;
-    let proxy = Proxy::start(vec![one.addr]).await;
-    measure("1 instance, Redis stores, via proxy", &proxy.url).await;
+    let proxy = Proxy::start(support::PROXY_LISTEN, vec![one.addr])
+        .await
+        .unwrap();
+    measure("1 instance, Redis stores, via proxy", &proxy.url("/mcp")).await;
     drop(proxy);
     drop(one);
 
     let three: Vec<Instance> = (0..3)
         .map(|_| Instance::start(Some(redis.config()), server.clone(), http.clone()))
         .collect();
-    let proxy = Proxy::start(three.iter().map(|instance| instance.addr).collect()).await;
-    measure("3 instances, Redis stores, via proxy", &proxy.url).await;
+    let proxy = Proxy::start(
+        support::PROXY_LISTEN,
+        three.iter().map(|instance| instance.addr).collect(),
+    )
+    .await
+    .unwrap();
+    measure("3 instances, Redis stores, via proxy", &proxy.url("/mcp")).await;
 }

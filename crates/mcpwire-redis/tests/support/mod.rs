@@ -14,7 +14,10 @@
 )]
 
 pub mod cluster;
-pub mod proxy;
+
+/// Where the round-robin proxy of the tests listens: any free loopback port.
+pub const PROXY_LISTEN: std::net::SocketAddr =
+    std::net::SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 0);
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

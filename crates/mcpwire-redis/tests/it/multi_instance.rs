@@ -5,18 +5,11 @@
 //! being killed (resuming elsewhere with `Last-Event-ID`, HTTP-30..33),
 //! and a Redis restart under load gives errors, never a hang.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
+use crate::support::RedisServer;
+use crate::support::cluster::{Instance, instances};
 use http::Method;
 use mcpwire_client::{
     BoxFuture, Client, ClientConfig, ClientHandler, HandlerContext, RequestOptions,
@@ -25,15 +18,13 @@ use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::Config;
 use mcpwire_jsonrpc::ErrorObject;
 use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::methods::CallTool;
 use mcpwire_types::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ContentBlock, ElicitRequestParams,
     ElicitResult, ElicitValue, ElicitationCapability, Implementation, PrimitiveSchemaDefinition,
     ProtocolVersion, RequestedSchema, StringSchema, Tool,
 };
-use support::RedisServer;
-use support::cluster::{Instance, instances};
-use support::proxy::Proxy;
 
 /// The tools every instance serves.
 fn scaled_server() -> Server {
@@ -127,7 +118,12 @@ async fn deploy() -> Deployment {
     let redis = RedisServer::start();
     let http = Config::default().retry_interval(Duration::from_millis(100));
     let instances = instances(3, &redis.config(), &scaled_server(), &http);
-    let proxy = Proxy::start(instances.iter().map(|instance| instance.addr).collect()).await;
+    let proxy = Proxy::start(
+        crate::support::PROXY_LISTEN,
+        instances.iter().map(|instance| instance.addr).collect(),
+    )
+    .await
+    .unwrap();
     Deployment {
         proxy,
         instances,
@@ -138,7 +134,7 @@ async fn deploy() -> Deployment {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_and_elicitation_complete_when_every_request_lands_on_another_instance() {
     let deployment = deploy().await;
-    let client = connect(&deployment.proxy.url).await.unwrap();
+    let client = connect(&deployment.proxy.url("/mcp")).await.unwrap();
     for _ in 0..6 {
         let params = CallToolRequestParams::new("confirm");
         let (call, mut reports) =
@@ -170,7 +166,7 @@ async fn progress_and_elicitation_complete_when_every_request_lands_on_another_i
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_resumes_on_another_instance_when_its_streams_instance_dies() {
     let mut deployment = deploy().await;
-    let client = connect(&deployment.proxy.url).await.unwrap();
+    let client = connect(&deployment.proxy.url("/mcp")).await.unwrap();
     let log = deployment.proxy.log();
     let runtime = log
         .iter()
@@ -229,7 +225,7 @@ async fn a_client_resumes_on_another_instance_when_its_streams_instance_dies() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redis_restart_under_load_gives_errors_not_hangs_and_the_service_recovers() {
     let mut deployment = deploy().await;
-    let url = deployment.proxy.url.clone();
+    let url = deployment.proxy.url("/mcp");
     let load = tokio::spawn(async move {
         let client = connect(&url).await.unwrap();
         let (mut ok, mut failed) = (0usize, 0usize);
@@ -260,7 +256,7 @@ async fn a_redis_restart_under_load_gives_errors_not_hangs_and_the_service_recov
     let started = Instant::now();
     let client = loop {
         let attempt = tokio::time::timeout(Duration::from_secs(5), async {
-            let client = connect(&deployment.proxy.url).await.ok()?;
+            let client = connect(&deployment.proxy.url("/mcp")).await.ok()?;
             client.call_tool("quick", ()).await.ok()?;
             Some(client)
         })

@@ -4,28 +4,19 @@
 //! is stateless and lands on the next instance: a task created on one is
 //! polled and cancelled through the others (TASK-18, TASK-42).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use crate::support::RedisServer;
+use crate::support::cluster::Instance;
 use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::Config;
 use mcpwire_jsonrpc::{Inbound, Packet};
 use mcpwire_server::tasks::TaskOptions;
 use mcpwire_server::{Arguments, Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::{CallToolResult, TaskSupport, Tool, ToolExecution};
 use serde_json::{Value, json};
-use support::RedisServer;
-use support::cluster::Instance;
-use support::proxy::Proxy;
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -87,18 +78,47 @@ async fn a_task_created_on_one_instance_is_polled_and_cancelled_through_the_othe
     let instances: Vec<Instance> = (0..3)
         .map(|_| Instance::start_with(Some(redis.config()), tasked_server, Config::default()))
         .collect();
-    let proxy = Proxy::start(instances.iter().map(|instance| instance.addr).collect()).await;
-    let created = request(&proxy.url, 1, "tools/call", json!({"name": "endless"})).await;
+    let proxy = Proxy::start(
+        crate::support::PROXY_LISTEN,
+        instances.iter().map(|instance| instance.addr).collect(),
+    )
+    .await
+    .unwrap();
+    let created = request(
+        &proxy.url("/mcp"),
+        1,
+        "tools/call",
+        json!({"name": "endless"}),
+    )
+    .await;
     assert_eq!(created["resultType"], "task", "{created}");
     let task_id = created["taskId"].as_str().unwrap().to_owned();
     for id in 2..=4 {
-        let task = request(&proxy.url, id, "tasks/get", json!({"taskId": task_id})).await;
+        let task = request(
+            &proxy.url("/mcp"),
+            id,
+            "tasks/get",
+            json!({"taskId": task_id}),
+        )
+        .await;
         assert_eq!(task["status"], "working", "{task}");
     }
-    let ack = request(&proxy.url, 5, "tasks/cancel", json!({"taskId": task_id})).await;
+    let ack = request(
+        &proxy.url("/mcp"),
+        5,
+        "tasks/cancel",
+        json!({"taskId": task_id}),
+    )
+    .await;
     assert_eq!(ack["resultType"], "complete", "{ack}");
     for id in 6..=8 {
-        let task = request(&proxy.url, id, "tasks/get", json!({"taskId": task_id})).await;
+        let task = request(
+            &proxy.url("/mcp"),
+            id,
+            "tasks/get",
+            json!({"taskId": task_id}),
+        )
+        .await;
         assert_eq!(task["status"], "cancelled", "{task}");
     }
     // Every instance answered some of these requests.

@@ -5,18 +5,11 @@
 //! changed and cancelled through another's, and concurrent changes from
 //! several instances are all applied exactly once (compare-and-set).
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
+use crate::support::RedisServer;
 use mcpwire_redis::RedisStores;
 use mcpwire_server::tasks::TaskRecord;
 use mcpwire_server::tasks::{TaskChange, TaskStore, store_contract};
 use serde_json::json;
-use support::RedisServer;
 
 fn record(id: &str, created: u64, owner: Option<&str>) -> TaskRecord {
     let mut record = TaskRecord::new(id.to_owned(), "tools/call", created);

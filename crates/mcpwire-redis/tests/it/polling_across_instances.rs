@@ -5,18 +5,11 @@
 //! another instance than the one that closed it, while the call's progress
 //! and its server-to-client request keep coming from the runtime's.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::support::RedisServer;
+use crate::support::cluster::instances;
 use http::Method;
 use mcpwire_client::{
     BoxFuture, Client, ClientConfig, ClientHandler, HandlerContext, RequestOptions,
@@ -25,15 +18,13 @@ use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::Config;
 use mcpwire_jsonrpc::ErrorObject;
 use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::methods::CallTool;
 use mcpwire_types::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ContentBlock, ElicitRequestParams,
     ElicitResult, ElicitValue, ElicitationCapability, Implementation, PrimitiveSchemaDefinition,
     ProtocolVersion, RequestedSchema, StringSchema, Tool,
 };
-use support::RedisServer;
-use support::cluster::instances;
-use support::proxy::Proxy;
 
 /// Sends ten progress reports 60 ms apart, asks the client a question
 /// halfway, and answers with what the client said.
@@ -99,8 +90,13 @@ async fn a_polled_call_resumes_on_other_instances_and_loses_no_progress_or_reque
         .poll_after(Some(Duration::from_millis(150)))
         .retry_interval(Duration::from_millis(50));
     let deployment = instances(3, &redis.config(), &polled_server(), &http);
-    let proxy = Proxy::start(deployment.iter().map(|instance| instance.addr).collect()).await;
-    let transport = StreamableHttpClient::new(&proxy.url).unwrap();
+    let proxy = Proxy::start(
+        crate::support::PROXY_LISTEN,
+        deployment.iter().map(|instance| instance.addr).collect(),
+    )
+    .await
+    .unwrap();
+    let transport = StreamableHttpClient::new(&proxy.url("/mcp")).unwrap();
     let capabilities = ClientCapabilities {
         elicitation: Some(ElicitationCapability::default()),
         ..ClientCapabilities::default()

@@ -5,27 +5,18 @@
 //! the runtime, a stream connection or the record, and the id is refused
 //! everywhere (HTTP-39).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::RedisServer;
+use crate::support::cluster::Instance;
 use http::Method;
 use mcpwire_client::{Client, ClientConfig};
 use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::{Config, SessionStore};
 use mcpwire_redis::RedisStores;
 use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::{CallToolResult, ClientCapabilities, Implementation, ProtocolVersion, Tool};
-use support::RedisServer;
-use support::cluster::Instance;
-use support::proxy::Proxy;
 
 fn quick_server() -> Server {
     Server::builder("deleted", "1.0.0")
@@ -77,8 +68,13 @@ async fn a_delete_on_any_instance_ends_the_runtime_and_streams_held_by_the_other
         ));
         stores.push(stores_rx.recv_timeout(Duration::from_secs(10)).unwrap());
     }
-    let proxy = Proxy::start(instances.iter().map(|instance| instance.addr).collect()).await;
-    let transport = StreamableHttpClient::new(&proxy.url).unwrap();
+    let proxy = Proxy::start(
+        crate::support::PROXY_LISTEN,
+        instances.iter().map(|instance| instance.addr).collect(),
+    )
+    .await
+    .unwrap();
+    let transport = StreamableHttpClient::new(&proxy.url("/mcp")).unwrap();
     let config = ClientConfig::new(
         Implementation::new("delete-test", "1.0.0"),
         ClientCapabilities::default(),

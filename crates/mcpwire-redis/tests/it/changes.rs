@@ -5,32 +5,23 @@
 //! (`notifications/resources/updated` to a subscriber, `list_changed`).
 //! Three instances on one real Redis.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Duration;
 
+use crate::support::RedisServer;
+use crate::support::cluster::Instance;
 use mcpwire_client::{Client, ClientConfig};
 use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::Config;
 use mcpwire_jsonrpc::{Inbound, Packet};
 use mcpwire_redis::RedisStores;
 use mcpwire_server::{Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::methods::ServerNotification;
 use mcpwire_types::{
     CallToolResult, ClientCapabilities, Implementation, ProtocolVersion, ReadResourceResult,
     Resource, ResourceContents, Tool,
 };
 use serde_json::{Value, json};
-use support::RedisServer;
-use support::cluster::Instance;
-use support::proxy::Proxy;
 
 const DOC: &str = "file:///doc.txt";
 
@@ -161,8 +152,13 @@ async fn changes_made_on_one_instance_reach_listeners_on_every_instance_once() {
 async fn a_handshake_session_hears_changes_made_on_instances_other_than_its_runtimes() {
     let redis = RedisServer::start();
     let deployment = deploy(&redis, 3);
-    let proxy = Proxy::start(deployment.iter().map(|(i, _)| i.addr).collect()).await;
-    let transport = StreamableHttpClient::new(&proxy.url).unwrap();
+    let proxy = Proxy::start(
+        crate::support::PROXY_LISTEN,
+        deployment.iter().map(|(i, _)| i.addr).collect(),
+    )
+    .await
+    .unwrap();
+    let transport = StreamableHttpClient::new(&proxy.url("/mcp")).unwrap();
     let config = ClientConfig::new(
         Implementation::new("subscriber", "1.0.0"),
         ClientCapabilities::default(),

@@ -4,17 +4,9 @@
 //! state, keys carry TTLs, and a Redis restart gives prompt errors and
 //! then recovery.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::RedisServer;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use mcpwire_http::server::{
@@ -23,7 +15,6 @@ use mcpwire_http::server::{
 };
 use mcpwire_redis::RedisStores;
 use mcpwire_types::ProtocolVersion;
-use support::RedisServer;
 
 fn id(text: &str) -> SessionId {
     SessionId::parse(text).unwrap()

@@ -5,19 +5,12 @@
 //! restarts without them gets the keys back. Real Redis,
 //! stateless HTTP requests sent straight to chosen instances.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::RedisServer;
+use crate::support::cluster::Instance;
 use mcpwire_http::client::StreamableHttpClient;
 use mcpwire_http::server::Config;
 use mcpwire_jsonrpc::{Inbound, Packet};
@@ -25,8 +18,6 @@ use mcpwire_redis::{RedisKeyRing, RedisStores};
 use mcpwire_server::{Arguments, Context, HandlerError, InputRequired, MAX_PREVIOUS_KEYS, Server};
 use mcpwire_types::{CallToolResult, Tool};
 use serde_json::{Value, json};
-use support::RedisServer;
-use support::cluster::Instance;
 
 /// Three rounds: the state says which one the retry answers.
 async fn counter(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {

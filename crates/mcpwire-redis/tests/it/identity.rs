@@ -6,19 +6,11 @@
 //! one real Redis, each behind a layer that stands in for an
 //! authentication layer (the subject is the `x-user` header).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::support::RedisServer;
 use http::Request;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -29,13 +21,12 @@ use mcpwire_http::server::{Config, RequestIdentity, StreamableHttp};
 use mcpwire_redis::{RedisConfig, RedisStores};
 use mcpwire_server::tasks::TaskOptions;
 use mcpwire_server::{Arguments, Context, HandlerError, Server};
+use mcpwire_test::proxy::RoundRobinProxy as Proxy;
 use mcpwire_types::{
     CallToolResult, ClientCapabilities, ContentBlock, Implementation, ProtocolVersion, TaskSupport,
     Tool, ToolExecution,
 };
 use serde_json::json;
-use support::RedisServer;
-use support::proxy::Proxy;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -139,7 +130,7 @@ fn text_of(result: &CallToolResult) -> String {
 /// A 2025-11-25 session of `user` through the proxy; with the backend
 /// that runs its runtime (the one its `initialize` reached).
 async fn connect(proxy: &Proxy, user: &str) -> (Client, usize) {
-    let transport = StreamableHttpClient::new(&proxy.url).unwrap();
+    let transport = StreamableHttpClient::new(&proxy.url("/mcp")).unwrap();
     transport.set_header(
         http::HeaderName::from_static("x-user"),
         http::HeaderValue::from_str(user).unwrap(),
@@ -171,7 +162,9 @@ async fn a_handler_sees_the_identity_of_a_post_received_on_another_instance() {
     let redis = RedisServer::start();
     let (a, a_task) = start(redis.config(), "a").await;
     let (b, b_task) = start(redis.config(), "b").await;
-    let proxy = Proxy::start(vec![a, b]).await;
+    let proxy = Proxy::start(crate::support::PROXY_LISTEN, vec![a, b])
+        .await
+        .unwrap();
     let (client, runtime) = connect(&proxy, "alice").await;
     let names = ["a", "b"];
     let (home, away) = (names[runtime], names[1 - runtime]);
@@ -206,7 +199,9 @@ async fn a_task_created_through_another_instance_is_bound_to_its_requestor_not_i
     let redis = RedisServer::start();
     let (a, a_task) = start(redis.config(), "a").await;
     let (b, b_task) = start(redis.config(), "b").await;
-    let proxy = Proxy::start(vec![a, b]).await;
+    let proxy = Proxy::start(crate::support::PROXY_LISTEN, vec![a, b])
+        .await
+        .unwrap();
     let (alice, runtime) = connect(&proxy, "alice").await;
     // The call lands on the instance that does not run the session.
     proxy.pin("tools/call", 1 - runtime);

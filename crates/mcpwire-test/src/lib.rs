@@ -1,0 +1,5 @@
+//! Test support shared by mcpwire's crates, the conformance tools and the
+//! benchmarks; never published. Today it holds the round-robin proxy that
+//! puts several server instances behind one URL ([`proxy`]).
+
+pub mod proxy;
