@@ -72,6 +72,30 @@ fn main() -> ExitCode {
     }
 }
 
+/// `cargo metadata --no-deps` of the workspace at `root` (offline), parsed.
+fn workspace_metadata(root: &Path) -> Result<serde_json::Value, String> {
+    let output = std::process::Command::new(tidy::cargo_program())
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .map_err(|error| format!("could not run `cargo metadata`: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo metadata` failed in {}: {}",
+            root.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|error| format!("`cargo metadata` printed invalid JSON: {error}"))
+}
+
 /// The workspace root (the parent of this crate's directory).
 fn workspace_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -73,25 +73,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 /// The published library crates of the workspace at `root`, from `cargo
 /// metadata`.
 fn libraries(root: &Path) -> Result<Vec<Library>, String> {
-    let output = Command::new(cargo_program())
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(root)
-        .output()
-        .map_err(|error| format!("could not run cargo metadata: {error}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|error| format!("cargo metadata printed invalid JSON: {error}"))?;
+    let metadata = crate::workspace_metadata(root)?;
     let packages = metadata["packages"]
         .as_array()
         .ok_or("cargo metadata has no packages")?;

@@ -130,18 +130,7 @@ struct Member {
 /// The members of the workspace at `root` (`cargo metadata --no-deps`, which
 /// lists exactly the workspace's own packages and needs no network).
 fn workspace_members(root: &Path) -> Result<Vec<Member>, String> {
-    let stdout = cargo_stdout(
-        root,
-        &[
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ],
-    )?;
-    let metadata: serde_json::Value = serde_json::from_str(&stdout)
-        .map_err(|error| format!("`cargo metadata` printed invalid JSON: {error}"))?;
+    let metadata = crate::workspace_metadata(root)?;
     let packages = metadata["packages"]
         .as_array()
         .ok_or("`cargo metadata` output has no `packages` array")?;

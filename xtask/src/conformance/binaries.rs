@@ -59,25 +59,7 @@ fn executable_from_messages(messages: &str, name: &str) -> Option<PathBuf> {
 
 /// Whether package `package` of the workspace has a binary target `name`.
 fn package_has_binary(root: &Path, package: &str, name: &str) -> Result<bool, String> {
-    let output = Command::new(cargo_program())
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(root)
-        .output()
-        .map_err(|error| format!("cannot run cargo metadata: {error}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|error| format!("cargo metadata printed invalid JSON: {error}"))?;
+    let metadata = crate::workspace_metadata(root)?;
     Ok(has_binary(&metadata, package, name))
 }
 
