@@ -1,18 +1,10 @@
 //! Malformed input between valid messages: each bad text gets its JSON-RPC
 //! error (or silence, for notifications) and the session goes on.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 
 // BASE-09, BASE-20: invalid JSON is a parse error (-32700) with a null id,
 // and the next valid request is still served.

@@ -2,20 +2,12 @@
 //! them, and the rules on progress we report (growing, live requests only,
 //! fitted to the revision).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_session::{Event, RequestOptions, SendError};
 use mcpwire_types::{ProgressToken, ProtocolVersion};
 use serde_json::{Value, json};
-use support::*;
 
 fn progress(token: impl Into<Value>, progress: f64) -> Value {
     notification(

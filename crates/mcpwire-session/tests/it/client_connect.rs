@@ -2,20 +2,12 @@
 //! fallbacks to `initialize` (2026-07-28 stdio "Backward Compatibility"),
 //! pinned revisions, and the per-request `_meta` of stateless requests.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use mcpwire_session::{ClientSession, Event, RequestOptions, SendError, ServerView};
 use mcpwire_types::{LoggingLevel, ProtocolVersion, meta_keys};
 use serde_json::{Value, json};
-use support::*;
 
 /// The view of the `Established` event among `events`, failing otherwise.
 fn established(client: &mut ClientSession) -> ServerView {

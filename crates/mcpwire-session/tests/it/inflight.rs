@@ -1,23 +1,15 @@
 //! The in-flight tables: ids never reused, duplicates and excess refused,
 //! and a thousand requests each way between two sessions in memory.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::collections::HashSet;
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_jsonrpc::RequestId;
 use mcpwire_session::{Event, Limits, RequestOptions, SendError};
 use mcpwire_types::ProtocolVersion;
 use mcpwire_types::methods::{ClientResult, ServerRequest, ServerResult};
 use serde_json::json;
-use support::*;
 
 // BASE-05: a sender never reuses a request id in a session, whether or not
 // the earlier request was answered.

@@ -3,10 +3,6 @@
 //! and an in-memory link that pumps one session's packets into the other.
 
 #![allow(
-    dead_code,
-    reason = "each test file is its own crate and uses a different subset of these helpers"
-)]
-#![allow(
     clippy::unwrap_used,
     clippy::panic,
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"

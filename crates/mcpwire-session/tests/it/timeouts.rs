@@ -2,16 +2,9 @@
 //! no clock): the earliest deadline, expiry with `notifications/cancelled`,
 //! and progress resets capped by the absolute maximum.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use mcpwire_jsonrpc::RequestId;
 use mcpwire_session::{
     ClientSession, Event, RequestOptions, ResponseError, ServerSession, Timeouts,
@@ -19,7 +12,6 @@ use mcpwire_session::{
 use mcpwire_types::ProtocolVersion;
 use mcpwire_types::methods::ServerRequest;
 use serde_json::json;
-use support::*;
 
 fn secs(n: u64) -> Duration {
     Duration::from_secs(n)

@@ -1,21 +1,13 @@
 //! Capability gating both ways (LIFE-14): what a peer did not declare is
 //! neither served nor sent.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_session::{RequestOptions, SendError};
 use mcpwire_types::methods::{ServerNotification, ServerRequest};
 use mcpwire_types::{LoggingLevel, LoggingMessageNotificationParams, ProtocolVersion};
 use serde_json::{Value, json};
-use support::*;
 
 fn sampling(with_tools: bool) -> ServerRequest {
     let mut params = json!({

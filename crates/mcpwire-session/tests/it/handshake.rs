@@ -1,20 +1,12 @@
 //! The `initialize` handshake on a `ServerSession`: version negotiation,
 //! init-phase gating and the `Established` event, driven with JSON bytes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_session::{Event, RequestOptions, SendError};
 use mcpwire_types::ProtocolVersion;
 use serde_json::json;
-use support::*;
 
 // LIFE-09, LIFE-10, LIFE-11: a spoken handshake version is echoed; anything
 // else, including the stateless revision and unknown or aliased names, gets

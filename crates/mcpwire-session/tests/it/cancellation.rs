@@ -1,21 +1,13 @@
 //! Cancellation both ways: `notifications/cancelled` in and out, dropped
 //! answers, ignored strays, and `initialize`, which is never cancelled.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_session::{Event, RequestOptions};
 use mcpwire_types::ProtocolVersion;
 use mcpwire_types::methods::ServerRequest;
 use serde_json::{Value, json};
-use support::*;
 
 fn cancelled(request_id: impl Into<Value>, reason: &str) -> Value {
     notification(

@@ -1,20 +1,12 @@
 //! JSON-RPC batches: answered as one batch under 2025-03-26 only, refused
 //! as a single invalid request everywhere else.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_session::{Event, RequestOptions};
 use mcpwire_types::methods::ServerRequest;
 use serde_json::{Value, json};
-use support::*;
 
 /// The elements of a batch packet, by id.
 fn by_id(batch: &Value) -> Vec<(Value, Value)> {

@@ -2,23 +2,15 @@
 //! `server/discover`, removed methods, per-request log levels, and both
 //! eras served by one instance.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use mcpwire_session::{RequestOptions, SendError};
 use mcpwire_types::{
     LoggingLevel, LoggingMessageNotificationParams, ProtocolVersion, meta_keys,
     methods::ClientRequest,
 };
 use serde_json::{Value, json};
-use support::*;
 
 fn log(level: LoggingLevel, data: &str) -> LoggingMessageNotificationParams {
     LoggingMessageNotificationParams::new(level, data)
