@@ -34,6 +34,7 @@ mod interact;
 mod output;
 mod relay;
 mod session;
+mod skill_commands;
 mod target;
 mod task_commands;
 
@@ -54,6 +55,7 @@ async fn run(cli: Cli) -> CliResult {
         Command::Login(args) => auth::login(args, global).await,
         Command::Logout(args) => auth::logout(args, global),
         Command::Tasks { action } => task_commands::tasks(action, global).await,
+        Command::Skills { action } => skill_commands::skills(action, global).await,
         Command::Bridge(args) => bridge::bridge(args, global).await,
         Command::Demo => demo::demo(global).await,
         Command::ServeDemo => demo::serve_demo().await,
