@@ -43,7 +43,7 @@ pub(crate) struct SkillArgs {
 pub(crate) async fn skills(action: &SkillsAction, global: &GlobalOptions) -> CliResult {
     let (SkillsAction::List(args) | SkillsAction::Get(args) | SkillsAction::Read(args)) = action;
     let (target, rest) = resolve(&args.words, &args.command, global)?;
-    let words = rest.to_vec();
+    let words = rest;
     let json_mode = global.json;
     session::run(&target, global, LoggingLevel::Warning, true, |client, _| async move {
         if !client.supports_skills() {
