@@ -7,6 +7,10 @@
 //! (Ctrl-C cancels it); `tasks list|get|result|cancel` work on the tasks a
 //! server keeps for this client.
 //!
+//! Skills (extension `io.modelcontextprotocol/skills`): `skills list|get`
+//! show entries and manifests; `skills read` loads a skill as a host does,
+//! every byte verified against its entry.
+//!
 //! OAuth: `login URL` runs the authorization flow (a loopback redirect and
 //! the browser, or `--redirect-capture` / `MCPWIRE_LOGIN_CAPTURE=1` for
 //! servers that approve without a user) and keeps the tokens in a 0600 file
