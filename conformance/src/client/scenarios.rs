@@ -317,6 +317,37 @@ async fn request_state(client: &Client) -> Result<(), ScenarioError> {
     .and_then(|result| expect_success(&result, plain))
 }
 
+/// Loads the first listed skill through the verified path, then reads
+/// each supporting file its entry lists; a verification failure stops
+/// before any supporting file is read.
+async fn load_first_skill(client: &Client) -> Result<(), ScenarioError> {
+    let skills = client.list_skills().await.map_err(failed("skills/list"))?;
+    let Some(entry) = skills.first() else {
+        return Err(ScenarioError::Unexpected(
+            "skills/list returned no skill".to_owned(),
+        ));
+    };
+    let loaded = client
+        .load_skill(entry)
+        .await
+        .map_err(failed("loading the skill"))?;
+    let files: Vec<String> = entry
+        .resources
+        .listed()
+        .unwrap_or_default()
+        .iter()
+        .filter(|file| file.uri != entry.uri)
+        .map(|file| file.uri.clone())
+        .collect();
+    for uri in files {
+        loaded
+            .read_file(client, &uri)
+            .await
+            .map_err(failed("reading a skill file"))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,35 +406,4 @@ mod tests {
         let retry = retry_params(CallToolRequestParams::new("t"), &stateless);
         assert_eq!(retry.request_state, None);
     }
-}
-
-/// Loads the first listed skill through the verified path, then reads
-/// each supporting file its entry lists; a verification failure stops
-/// before any supporting file is read.
-async fn load_first_skill(client: &Client) -> Result<(), ScenarioError> {
-    let skills = client.list_skills().await.map_err(failed("skills/list"))?;
-    let Some(entry) = skills.first() else {
-        return Err(ScenarioError::Unexpected(
-            "skills/list returned no skill".to_owned(),
-        ));
-    };
-    let loaded = client
-        .load_skill(entry)
-        .await
-        .map_err(failed("loading the skill"))?;
-    let files: Vec<String> = entry
-        .resources
-        .listed()
-        .unwrap_or_default()
-        .iter()
-        .filter(|file| file.uri != entry.uri)
-        .map(|file| file.uri.clone())
-        .collect();
-    for uri in files {
-        loaded
-            .read_file(client, &uri)
-            .await
-            .map_err(failed("reading a skill file"))?;
-    }
-    Ok(())
 }

@@ -98,3 +98,26 @@ pub(super) fn register(builder: ServerBuilder) -> ServerBuilder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fixture_loads_and_the_pdf_skill_lists_its_nested_and_binary_files() {
+        let catalog = catalog().unwrap();
+        let skills = catalog.skills();
+        assert_eq!(skills.len(), 5);
+        let pdf = skills
+            .iter()
+            .find(|s| s.uri == "skill://pdf-processing/SKILL.md")
+            .unwrap();
+        for file in [
+            "skill://pdf-processing/assets/logo.png",
+            "skill://pdf-processing/form-filling/SKILL.md",
+            "skill://pdf-processing/templates/regional/eu-invoice.md",
+        ] {
+            assert!(pdf.file(file).is_some(), "{file}");
+        }
+    }
+}

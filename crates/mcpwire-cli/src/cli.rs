@@ -142,6 +142,24 @@ that keep tasks per user show them to every command logged in as that user
         #[command(subcommand)]
         action: TasksAction,
     },
+    /// List, inspect and load the server's skills (extension
+    /// io.modelcontextprotocol/skills), verifying what is read.
+    #[command(after_help = concat_help!(
+        "Examples:
+  mcpwire skills list http://127.0.0.1:3000/mcp
+  mcpwire skills get http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md
+  mcpwire skills read http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md
+  mcpwire skills read http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md references/FORMS.md
+
+`read` loads the skill as a host does: its entry comes from skills/get, and
+the file read is checked against it (size, SHA-256, and for SKILL.md the
+frontmatter field by field); a mismatch is an error and nothing is printed."
+    ))]
+    Skills {
+        /// What to do.
+        #[command(subcommand)]
+        action: crate::skill_commands::SkillsAction,
+    },
     /// Log in to an OAuth-protected server: run the authorization flow and
     /// keep its tokens, which every later command for that URL then uses.
     #[command(after_help = "Examples:

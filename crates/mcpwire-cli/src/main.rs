@@ -7,6 +7,10 @@
 //! (Ctrl-C cancels it); `tasks list|get|result|cancel` work on the tasks a
 //! server keeps for this client.
 //!
+//! Skills (extension `io.modelcontextprotocol/skills`): `skills list|get`
+//! show entries and manifests; `skills read` loads a skill as a host does,
+//! every byte verified against its entry.
+//!
 //! OAuth: `login URL` runs the authorization flow (a loopback redirect and
 //! the browser, or `--redirect-capture` / `MCPWIRE_LOGIN_CAPTURE=1` for
 //! servers that approve without a user) and keeps the tokens in a 0600 file
@@ -34,6 +38,7 @@ mod interact;
 mod output;
 mod relay;
 mod session;
+mod skill_commands;
 mod target;
 mod task_commands;
 
@@ -54,6 +59,7 @@ async fn run(cli: Cli) -> CliResult {
         Command::Login(args) => auth::login(args, global).await,
         Command::Logout(args) => auth::logout(args, global),
         Command::Tasks { action } => task_commands::tasks(action, global).await,
+        Command::Skills { action } => skill_commands::skills(action, global).await,
         Command::Bridge(args) => bridge::bridge(args, global).await,
         Command::Demo => demo::demo(global).await,
         Command::ServeDemo => demo::serve_demo().await,

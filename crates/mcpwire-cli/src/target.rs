@@ -159,6 +159,7 @@ fn client_config(global: &GlobalOptions, log_level: LoggingLevel) -> CliResult<C
     let mut config = ClientConfig::new(info, capabilities)
         .with_timeouts(timeouts)
         .with_log_level(log_level);
+    config = mcpwire_client::with_skills_extension(config);
     if let Some(version) = pinned_version(global)? {
         config = config.pinned(version);
     }

@@ -426,7 +426,10 @@ mod tests {
     use serde_json::json;
 
     fn map(value: Value) -> Map<String, Value> {
-        value.as_object().cloned().unwrap_or_default()
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
     }
 
     #[test]
