@@ -1,0 +1,156 @@
+//! `mcpwire_check::run` against real servers: the conformance
+//! everything-server over Streamable HTTP (clean), the runtime-free example
+//! server over stdio (clean), and a deliberately broken stdio server whose
+//! every planted defect must be reported by its rule.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
+)]
+
+use std::time::Duration;
+
+use mcpwire_check::{Level, Options, Report, Target, run};
+
+/// Generous: each answer takes milliseconds; a CI machine with two cores
+/// shared by several builds can stall a process for seconds.
+fn options() -> Options {
+    Options::default().with_timeout(Duration::from_secs(30))
+}
+
+fn assert_clean(report: &Report) {
+    let failures: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.level == Level::Fail)
+        .collect();
+    assert!(failures.is_empty(), "{}", report.to_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_streamable_http_has_no_failures() {
+    let server = conformance::everything::server().unwrap();
+    let (url_tx, url_rx) = tokio::sync::oneshot::channel();
+    let address = "127.0.0.1:0".parse().unwrap();
+    tokio::spawn(conformance::http::serve(
+        server,
+        address,
+        move |endpoints| {
+            let _ = url_tx.send(endpoints.streamable.clone());
+            Ok(())
+        },
+    ));
+    let url = tokio::time::timeout(Duration::from_secs(60), url_rx)
+        .await
+        .unwrap()
+        .unwrap();
+    let report = run(&Target::Url(url), &options()).await;
+    println!("{}", report.to_text());
+    assert_clean(&report);
+    assert_eq!(
+        report.revisions,
+        [
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]
+    );
+}
+
+/// The everything-server binary, built first if needed (cargo builds only
+/// this package's own binaries for its tests).
+fn everything_server() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let status = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "conformance",
+            "--bin",
+            "everything-server",
+        ])
+        .current_dir(&root)
+        .status()
+        .unwrap();
+    assert!(status.success(), "building the everything-server failed");
+    // The test binary lives in target/<profile>/deps.
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(std::path::Path::parent).unwrap();
+    dir.join("everything-server")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_stdio_has_no_failures() {
+    let program = everything_server().display().to_string();
+    let target = Target::Command {
+        program,
+        args: vec!["--stdio".into()],
+    };
+    let report = run(&target, &options()).await;
+    assert_clean(&report);
+    assert_eq!(
+        report.revisions,
+        [
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_planted_defect_of_the_broken_server_is_reported_by_its_rule() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/broken_server.py");
+    let target = Target::Command {
+        program: "python3".into(),
+        args: vec![script.into()],
+    };
+    let report = run(&target, &options()).await;
+    let text = report.to_text();
+    let rules = |level| {
+        let mut rules: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| f.level == level)
+            .map(|f| f.rule)
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+    };
+    assert_eq!(
+        rules(Level::Fail),
+        [
+            "BASE-20", "LIFE-10", "PING-01", "STDIO-02", "TOOL-04", "TOOL-05"
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        rules(Level::Warn),
+        ["LIFE-15", "PAGE-05", "TOOL-09", "TOOL-10", "TOOL-16"],
+        "{text}"
+    );
+    // Both BASE-20 defects: the unknown method and the bad params.
+    let base = report.of_rule("BASE-20");
+    assert!(
+        base.iter()
+            .any(|f| f.message.starts_with("mcpwire/no-such-method")),
+        "{text}"
+    );
+    assert!(
+        base.iter().any(|f| f.message.starts_with("tools/call")),
+        "{text}"
+    );
+    // Every finding says what was sent or received, and how to fix it.
+    for finding in &report.findings {
+        assert!(!finding.fix.is_empty());
+    }
+    assert_eq!(report.revisions, ["2025-11-25"]);
+    assert!(report.failures() > 0);
+}
