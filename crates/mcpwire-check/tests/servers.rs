@@ -60,32 +60,25 @@ async fn the_everything_server_over_streamable_http_has_no_failures() {
     );
 }
 
-/// The everything-server binary, built first if needed (cargo builds only
-/// this package's own binaries for its tests).
-fn everything_server() -> std::path::PathBuf {
+/// A binary of another workspace package, built first if needed (cargo
+/// builds only this package's own binaries for its tests).
+fn workspace_binary(package: &str, bin: &str) -> String {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let status = std::process::Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "conformance",
-            "--bin",
-            "everything-server",
-        ])
+        .args(["build", "--quiet", "-p", package, "--bin", bin])
         .current_dir(&root)
         .status()
         .unwrap();
-    assert!(status.success(), "building the everything-server failed");
+    assert!(status.success(), "building {bin} failed");
     // The test binary lives in target/<profile>/deps.
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(std::path::Path::parent).unwrap();
-    dir.join("everything-server")
+    dir.join(bin).display().to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_everything_server_over_stdio_has_no_failures() {
-    let program = everything_server().display().to_string();
+    let program = workspace_binary("conformance", "everything-server");
     let target = Target::Command {
         program,
         args: vec!["--stdio".into()],
@@ -153,4 +146,25 @@ async fn every_planted_defect_of_the_broken_server_is_reported_by_its_rule() {
     }
     assert_eq!(report.revisions, ["2025-11-25"]);
     assert!(report.failures() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtime_free_example_server_passes_without_a_warning() {
+    let program = workspace_binary("sans-io-server", "sans-io-server");
+    let target = Target::Command {
+        program,
+        args: vec![],
+    };
+    let report = run(&target, &options()).await;
+    assert!(report.findings.is_empty(), "{}", report.to_text());
+    assert_eq!(
+        report.revisions,
+        [
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]
+    );
 }
