@@ -26,18 +26,18 @@ enum Flow {
 }
 
 /// The findings so far.
-struct Run {
-    report: Report,
-    revision: Option<String>,
+pub(crate) struct Run {
+    pub(crate) report: Report,
+    pub(crate) revision: Option<String>,
 }
 
 impl Run {
-    fn ok(&mut self) {
+    pub(crate) fn ok(&mut self) {
         self.report.checks += 1;
     }
 
     /// Records a finding of `rule` about the exchange `sent` -> `received`.
-    fn find(
+    pub(crate) fn find(
         &mut self,
         (rule, level): (&'static str, Level),
         message: String,
@@ -81,6 +81,9 @@ pub(crate) async fn run(target: &Target, options: &Options) -> Report {
     }
     if options.revision.is_none() {
         connect(target, options, &mut run, Flow::UnknownRevision).await;
+    }
+    if let Target::Url(url) = target {
+        crate::http::check(url, options, &mut run).await;
     }
     run.report
 }

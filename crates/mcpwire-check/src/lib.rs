@@ -18,10 +18,13 @@
 //! official schema of that revision, compiles every `inputSchema` and
 //! `outputSchema`, and checks the error codes of an unknown method, bad
 //! params, an unknown tool and an invalid cursor. Over stdio it also checks
-//! that the server exits when its stdin closes. Each finding names a rule of
+//! that the server exits when its stdin closes; over HTTP, the status codes
+//! of a notification (202), a bad protocol-version header (400) and a
+//! session after DELETE (404). Each finding names a rule of
 //! the spec's `REQUIREMENTS.md`, what was sent, what came back, and a fix.
 
 mod checks;
+mod http;
 mod probe;
 mod report;
 mod schema;

@@ -168,3 +168,60 @@ async fn the_runtime_free_example_server_passes_without_a_warning() {
         ]
     );
 }
+
+/// `(program, args)` of the TypeScript reference server, when installed
+/// (`cargo xtask npm-tools`; `cargo xtask ci` sets it), or `None` (skip)
+/// when unset and not required.
+fn reference_server() -> Option<(String, String)> {
+    match std::env::var("MCPWIRE_SERVER_EVERYTHING") {
+        Ok(script) if !script.is_empty() => {
+            let node = std::env::var("MCPWIRE_NODE").unwrap_or_else(|_| "node".to_owned());
+            Some((node, script))
+        }
+        _ if std::env::var("MCPWIRE_REQUIRE_EXTERNAL").as_deref() == Ok("1") => {
+            panic!(
+                "MCPWIRE_SERVER_EVERYTHING is not set but MCPWIRE_REQUIRE_EXTERNAL=1; run `cargo xtask npm-tools`"
+            )
+        }
+        _ => {
+            eprintln!(
+                "skipped: MCPWIRE_SERVER_EVERYTHING is not set (run `cargo xtask npm-tools`)"
+            );
+            None
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_reference_server_gets_a_stable_report() {
+    let Some((node, script)) = reference_server() else {
+        return;
+    };
+    let target = Target::Command {
+        program: node,
+        args: vec![script, "stdio".into()],
+    };
+    let summary = |report: &Report| {
+        let mut found: Vec<(String, &'static str, Level)> = report
+            .findings
+            .iter()
+            .map(|f| (f.revision.clone().unwrap_or_default(), f.rule, f.level))
+            .collect();
+        found.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        (report.revisions.clone(), report.checks, found)
+    };
+    let first = run(&target, &options()).await;
+    let second = run(&target, &options()).await;
+    assert_eq!(
+        first.revisions,
+        ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"],
+        "{}",
+        first.to_text()
+    );
+    assert!(first.checks > 100, "{}", first.to_text());
+    assert_eq!(
+        summary(&first),
+        summary(&second),
+        "the report changed between two runs"
+    );
+}
