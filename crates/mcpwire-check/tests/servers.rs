@@ -225,3 +225,44 @@ async fn the_typescript_reference_server_gets_a_stable_report() {
         "the report changed between two runs"
     );
 }
+
+/// Kills the broken HTTP server when the test ends, however it ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_defects_of_a_broken_server_are_reported_by_their_rules() {
+    use std::io::BufRead;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/broken_http_server.py");
+    let mut child = std::process::Command::new("python3")
+        .arg(script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let server = KillOnDrop(child);
+    let mut url = String::new();
+    std::io::BufReader::new(stdout).read_line(&mut url).unwrap();
+    let target = Target::Url(url.trim().to_owned());
+    let report = run(
+        &target,
+        &options().with_revision(mcpwire_types::ProtocolVersion::V2025_11_25),
+    )
+    .await;
+    drop(server);
+    let text = report.to_text();
+    for rule in ["HTTP-09", "HTTP-45", "HTTP-39"] {
+        let found = report.of_rule(rule);
+        assert!(
+            found.iter().any(|f| f.level == Level::Fail),
+            "{rule} not reported:\n{text}"
+        );
+    }
+    assert!(report.of_rule("HTTP-35").is_empty(), "{text}");
+}
