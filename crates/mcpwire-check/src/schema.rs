@@ -1,4 +1,4 @@
-//! The official schemas of each revision (vendored in mcpwire-types), as
+//! The official schemas of each revision (mcpwire-types' `official_schema`), as
 //! validators of one definition, and JSON Schema dialect checks of the
 //! schemas a server publishes for its tools.
 
@@ -6,28 +6,10 @@ use jsonschema::{Draft, Validator};
 use mcpwire_types::ProtocolVersion;
 use serde_json::{Map, Value, json};
 
-/// The text of the official schema of `version`.
-fn text(version: ProtocolVersion) -> &'static str {
-    match version {
-        ProtocolVersion::V2024_11_05 => {
-            include_str!("../../mcpwire-types/schema/schema-2024-11-05.json")
-        }
-        ProtocolVersion::V2025_03_26 => {
-            include_str!("../../mcpwire-types/schema/schema-2025-03-26.json")
-        }
-        ProtocolVersion::V2025_06_18 => {
-            include_str!("../../mcpwire-types/schema/schema-2025-06-18.json")
-        }
-        ProtocolVersion::V2025_11_25 => {
-            include_str!("../../mcpwire-types/schema/schema-2025-11-25.json")
-        }
-        _ => include_str!("../../mcpwire-types/schema/schema-2026-07-28.json"),
-    }
-}
-
 /// A validator of the definition `name` of `version`'s schema.
 pub(crate) fn definition(version: ProtocolVersion, name: &str) -> Result<Validator, String> {
-    let root: Value = serde_json::from_str(text(version)).map_err(|e| e.to_string())?;
+    let root: Value = serde_json::from_str(mcpwire_types::official_schema::text(version))
+        .map_err(|e| e.to_string())?;
     let is_2020_12 = version.defaults_to_json_schema_2020_12();
     let (draft, key) = match is_2020_12 {
         true => (Draft::Draft202012, "$defs"),
