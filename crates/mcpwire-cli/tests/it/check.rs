@@ -38,3 +38,14 @@ fn a_broken_server_fails_with_its_findings_by_rule_in_json() {
     }
     assert_eq!(report["revisions"], serde_json::json!(["2025-11-25"]));
 }
+
+#[test]
+fn check_has_help_with_examples() {
+    let out = run(&["check", "--help"]);
+    assert_eq!(out.code(), Some(0), "{out:?}");
+    assert!(
+        out.stdout.contains("Examples:") && out.stdout.contains("REQUIREMENTS.md"),
+        "{}",
+        out.stdout
+    );
+}
