@@ -1,6 +1,7 @@
 //! Checks of Streamable HTTP itself, in plain HTTP: 202 for a notification,
 //! 400 for a protocol-version header the server cannot speak, the session
-//! id's characters, and 404 for a session after its DELETE.
+//! id's characters, and 404 for an unknown session and for one after its
+//! DELETE.
 
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode};
@@ -160,6 +161,22 @@ pub(crate) async fn check(url: &str, options: &Options, run: &mut Run) {
     let Some(session) = Some(session).flatten() else {
         return;
     };
+    // A session id the server never issued is as unknown as an ended one:
+    // 404 tells the client to start over (HTTP-40).
+    let unknown = Some("mcpwire-check-unknown-session");
+    expect(
+        run,
+        &http,
+        (Method::POST, Some(&ping)),
+        unknown,
+        REVISION,
+        &[StatusCode::NOT_FOUND],
+        (
+            "HTTP-39",
+            "answer requests of an unknown or ended session with 404",
+        ),
+    )
+    .await;
     let deleted = http
         .send(Method::DELETE, None, Some(session), REVISION)
         .await;
