@@ -120,6 +120,20 @@ are saved to files (see --output-dir) whose paths are printed."
   mcpwire ping http://127.0.0.1:3000/mcp"
     ))]
     Ping(TargetArgs),
+    /// Check the server against the spec: negotiation in every revision,
+    /// listings against the official schemas, error codes, ping; exit 1
+    /// when a check failed.
+    #[command(after_help = concat_help!(
+        "Examples:
+  mcpwire check -- ./my-server
+  mcpwire check http://127.0.0.1:3000/mcp --json
+  mcpwire check --protocol-version 2025-06-18 -- ./my-server
+
+Each finding names the rule of the spec it breaks (an id of the spec's
+REQUIREMENTS.md), what was sent, what came back, and how to fix it. Tools
+are never called."
+    ))]
+    Check(TargetArgs),
     /// List, inspect, fetch the result of, or cancel the server's tasks
     /// (protocol 2025-11-25).
     #[command(after_help = concat_help!(

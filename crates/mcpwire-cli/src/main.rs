@@ -29,6 +29,7 @@ use clap::{CommandFactory, Parser};
 mod arguments;
 mod auth;
 mod bridge;
+mod check;
 mod cli;
 mod commands;
 mod config;
@@ -55,6 +56,7 @@ async fn run(cli: Cli) -> CliResult {
         Command::Prompt(args) => commands::prompt(args, global).await,
         Command::Complete(args) => commands::complete(args, global).await,
         Command::Ping(args) => commands::ping(args, global).await,
+        Command::Check(args) => check::check(args, global).await,
         Command::Logs(args) => commands::logs(args, global).await,
         Command::Login(args) => auth::login(args, global).await,
         Command::Logout(args) => auth::logout(args, global),

@@ -28,6 +28,8 @@ mod meta_key;
 mod metadata;
 pub mod methods;
 mod mrtr;
+#[cfg(feature = "official-schemas")]
+pub mod official_schema;
 mod prompts;
 mod resources;
 mod result;

@@ -45,6 +45,10 @@ fn main() -> std::io::Result<()> {
 fn serve(tools: &[Tool], request: ClientRequest) -> Result<ServerResult, ErrorObject> {
     let call = match request {
         ClientRequest::CallTool(call) => call,
+        // One page: any cursor is one this server never gave (PAGE-05).
+        ClientRequest::ListTools(list) if list.cursor.is_some() => {
+            return Err(ErrorObject::invalid_params("unknown cursor"));
+        }
         ClientRequest::ListTools(_) => return Ok(ListToolsResult::new(tools.to_vec()).into()),
         other => return Err(ErrorObject::method_not_found(other.method())),
     };

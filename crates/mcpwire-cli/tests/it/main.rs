@@ -10,6 +10,7 @@
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
 )]
 
+mod check;
 mod commands;
 mod external;
 mod http;

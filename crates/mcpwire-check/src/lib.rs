@@ -1,0 +1,101 @@
+//! Conformance and lint checks for anyone's MCP server: the engine of
+//! `mcpwire check`, callable from a test suite too.
+//!
+//! ```no_run
+//! # async fn example() {
+//! use mcpwire_check::{Options, Target, run};
+//!
+//! let target = Target::Command { program: "my-server".into(), args: vec![] };
+//! let report = run(&target, &Options::default()).await;
+//! assert_eq!(report.failures(), 0, "{}", report.to_text());
+//! # }
+//! ```
+//!
+//! For every handshake revision (and one the server cannot know) a fresh
+//! connection negotiates with `initialize`; for 2026-07-28 requests carry
+//! their revision in `_meta` after `server/discover`. Each connection then
+//! pings, lists every page of tools and checks each page against the
+//! official schema of that revision, compiles every `inputSchema` and
+//! `outputSchema`, and checks the error codes of an unknown method, bad
+//! params, an unknown tool and an invalid cursor. Over stdio it also checks
+//! that the server exits when its stdin closes; over HTTP, the status codes
+//! of a notification (202), a bad protocol-version header (400) and a
+//! session after DELETE (404). Each finding names a rule of
+//! the spec's `REQUIREMENTS.md`, what was sent, what came back, and a fix.
+
+mod checks;
+mod http;
+mod probe;
+mod report;
+mod schema;
+
+use std::time::Duration;
+
+pub use report::{Finding, Level, Report};
+
+/// The server to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Target {
+    /// A stdio server, started once per connection.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Command { program, args } if args.is_empty() => write!(f, "{program}"),
+            Self::Command { program, args } => write!(f, "{program} {}", args.join(" ")),
+            Self::Url(url) => write!(f, "{url}"),
+        }
+    }
+}
+
+/// What to check and how patiently.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// Check only this revision (`None`: every revision).
+    pub revision: Option<mcpwire_types::ProtocolVersion>,
+    /// How long one answer may take.
+    pub timeout: Duration,
+    /// The most pages of one listing that are read.
+    pub max_pages: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            revision: None,
+            timeout: Duration::from_secs(10),
+            max_pages: 100,
+        }
+    }
+}
+
+impl Options {
+    /// Checks only `revision`.
+    pub fn with_revision(mut self, revision: mcpwire_types::ProtocolVersion) -> Self {
+        self.revision = Some(revision);
+        self
+    }
+
+    /// Waits at most `timeout` for each answer.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// Checks `target` and reports what it found. Needs a tokio runtime with
+/// I/O and time enabled.
+pub async fn run(target: &Target, options: &Options) -> Report {
+    checks::run(target, options).await
+}
