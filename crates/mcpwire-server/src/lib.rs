@@ -11,7 +11,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
-//! let echo = Tool::new("echo", schema.as_object().cloned().unwrap_or_default());
+//! let echo = Tool::new("echo", schema).description("Echoes its text.");
 //! let server = Server::builder("echo-server", "1.0.0")
 //!     .tool(echo, |_ctx: Context, args| async move {
 //!         let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default();
