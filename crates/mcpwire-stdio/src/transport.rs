@@ -222,10 +222,8 @@ impl<R: AsyncRead + Unpin + Send> StdioReceiver<R> {
     /// The next decoded line from what is already buffered, if any.
     fn decode_buffered(&mut self) -> Option<Inbound> {
         let outcome = self.read_buffer.decode(&mut self.codec, self.reader_done)?;
-        Some(outcome.unwrap_or_else(|refused| {
-            tracing::debug!(error = %refused, "refused an inbound line");
-            Inbound::from(refused)
-        }))
+        // The buffer logged a refused or invalid line, with its first bytes.
+        Some(outcome.unwrap_or_else(Inbound::from))
     }
 }
 
