@@ -66,6 +66,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod classify;
 mod codec;
 mod decode;
@@ -94,3 +96,8 @@ pub use line_queue::LineQueue;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
 pub use raw::{InvalidJson, RawJson};
 pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

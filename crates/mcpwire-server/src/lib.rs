@@ -42,6 +42,8 @@
 //! and the per-item variants). The protocol itself (negotiation, gating, ids, timeouts) is
 //! the engine's, `mcpwire-session`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod cache_hints;
 mod call;
 mod cancel;
@@ -80,3 +82,8 @@ pub use server::{Server, ServerBuilder};
 #[cfg(feature = "schemars")]
 pub use typed::{DerivedOutput, schema_for};
 pub use typed::{IntoToolResult, Structured};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
