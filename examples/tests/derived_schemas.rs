@@ -156,36 +156,69 @@ fn the_typescript_sdk_client_sees_the_derived_schemas() {
     // The script must sit beside the SDK's node_modules to import it.
     let script = std::path::Path::new(&tools_dir).join("mcpwire-list-tools.mjs");
     std::fs::write(&script, include_str!("ts/list_tools.mjs")).unwrap();
-    let mut child = std::process::Command::new(node)
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_notes-server"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("node starts");
-    // Node and the SDK load in well under a second; 60 s leaves room for a
-    // loaded CI machine.
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the TypeScript client did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let add = seen["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "add_note")
-        .unwrap_or_else(|| panic!("{seen}"));
+    let seen = run_reference_client(&node, &script.display().to_string());
+    let add = tool_named(&seen, "add_note");
     assert_eq!(add["inputSchema"]["properties"]["title"]["minLength"], 1);
     assert_eq!(add["inputSchema"]["required"], json!(["title", "body"]));
     assert_eq!(add["outputSchema"]["properties"]["id"]["type"], "integer");
     // The SDK validated the structured result against the derived schema.
     assert_eq!(seen["result"]["structuredContent"], json!({"id": 0}));
+}
+
+/// The Python SDK's client (`mcp` from PyPI) lists the notes server's tools
+/// over stdio and sees the derived schemas (skipped without `MCPWIRE_PYTHON`,
+/// which `cargo xtask ci` sets; failed instead with `MCPWIRE_REQUIRE_EXTERNAL=1`).
+#[test]
+fn the_python_sdk_client_sees_the_derived_schemas() {
+    let Ok(python) = std::env::var("MCPWIRE_PYTHON") else {
+        assert_ne!(
+            std::env::var("MCPWIRE_REQUIRE_EXTERNAL").as_deref(),
+            Ok("1"),
+            "MCPWIRE_PYTHON is not set; `cargo xtask ci` installs the Python SDK"
+        );
+        eprintln!("skipped: MCPWIRE_PYTHON is not set");
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/py/list_tools.py");
+    let seen = run_reference_client(&python, script);
+    let add = tool_named(&seen, "add_note");
+    assert_eq!(add["inputSchema"]["properties"]["title"]["minLength"], 1);
+    assert_eq!(add["outputSchema"]["properties"]["id"]["type"], "integer");
+    assert_eq!(seen["result"]["structuredContent"], json!({"id": 0}));
+}
+
+/// Runs a reference client `program script notes-server` (bounded in time)
+/// and reads the JSON object it prints.
+fn run_reference_client(program: &str, script: &str) -> Value {
+    let mut child = std::process::Command::new(program)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_notes-server"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the reference client starts");
+    // The interpreter and the SDK load in a second or two; 60 s leaves room
+    // for a loaded CI machine.
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the reference client did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The listed tool called `name`.
+fn tool_named<'a>(seen: &'a Value, name: &str) -> &'a Value {
+    seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {seen}"))
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{conformance, npm_tools, redis, tidy, workspace_root};
+use crate::{conformance, npm_tools, py_tools, redis, tidy, workspace_root};
 
 /// What one step does.
 #[derive(Debug, Clone, Copy)]
@@ -133,12 +133,16 @@ fn describe(action: Action) -> String {
 fn run_action(root: &Path, action: Action) -> Result<(), String> {
     match action {
         Action::Cargo(args) => {
-            // mcpwire-redis's tests start their own redis-server, and
-            // mcpwire-cli's run the TypeScript reference server and SDK.
+            // mcpwire-redis's tests start their own redis-server,
+            // mcpwire-cli's and the examples' run the TypeScript reference
+            // server and SDK, and the examples' the Python SDK.
             if args.first() == Some(&"test") {
                 redis::ensure_installed()?;
                 let tools = npm_tools::ensure(root)?;
-                return run_cargo_with_env(root, args, &tools.test_env());
+                let mut env = tools.test_env();
+                let python = py_tools::ensure(root)?;
+                env.push(("MCPWIRE_PYTHON", python.display().to_string()));
+                return run_cargo_with_env(root, args, &env);
             }
             run_cargo(root, args)
         }

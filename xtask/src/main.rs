@@ -11,6 +11,7 @@ mod ci;
 mod codegen;
 mod conformance;
 mod npm_tools;
+mod py_tools;
 mod redis;
 mod tidy;
 
