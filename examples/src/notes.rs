@@ -30,7 +30,8 @@ pub struct Search {
     pub query: String,
 }
 
-/// The arguments of `delete_note`, and what it answers.
+/// A note's id: what `add_note` and `delete_note` answer, and what
+/// `delete_note` takes.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct NoteId {
     /// The note's id.

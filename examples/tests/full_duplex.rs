@@ -15,20 +15,13 @@ use mcpwire::client::{Client, ClientConfig};
 use mcpwire::server::{Context, HandlerError, Server};
 use mcpwire::stdio::StdioTransport;
 use mcpwire::types::{CallToolResult, ClientCapabilities, Implementation, Tool};
-use serde_json::{Map, Value, json};
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
+use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_large_calls_in_flight_over_small_pipes_all_complete() {
     let echo = Tool::new(
         "echo",
-        object(json!({"type": "object", "properties": {"text": {"type": "string"}}})),
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
     );
     let server = Server::builder("echo", "1.0.0")
         .tool(echo, |_ctx: Context, args| async move {
@@ -55,11 +48,7 @@ async fn sixty_four_large_calls_in_flight_over_small_pipes_all_complete() {
     let calls = (0..64).map(|_| {
         let client = client.clone();
         let text = text.clone();
-        async move {
-            client
-                .call_tool("echo", object(json!({ "text": text })))
-                .await
-        }
+        async move { client.call_tool("echo", json!({ "text": text })).await }
     });
     let results = tokio::time::timeout(Duration::from_secs(60), futures_join_all(calls))
         .await

@@ -40,7 +40,7 @@
 //!   counting scenarios (expected failures among the failed).
 //!
 //! The judging is pure functions over parsed data ([`results`],
-//! [`baseline`], [`evaluate`], [`report`]), tested on fixtures; [`run`]
+//! [`baseline`], [`evaluate`], [`report`]), tested on fixtures; [`run()`]
 //! and [`binaries`] only move data between processes and files.
 
 mod args;

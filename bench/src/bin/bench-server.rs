@@ -39,16 +39,12 @@ fn has(args: &[String], flag: &str) -> bool {
 
 /// The echo server.
 fn build() -> Result<Server, mcpwire_server::BuildError> {
-    let schema = match json!({
+    let schema = json!({
         "type": "object",
         "properties": {"text": {"type": "string"}},
         "required": ["text"]
-    }) {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    let mut echo = Tool::new("echo", schema);
-    echo.description = Some("Returns its text.".into());
+    });
+    let echo = Tool::new("echo", schema).description("Returns its text.");
     Server::builder("mcpwire-bench-server", env!("CARGO_PKG_VERSION"))
         .tool(
             echo,

@@ -33,7 +33,7 @@ pub struct ScaleResult {
     pub sessions: usize,
     /// GET streams opened.
     pub streams: usize,
-    /// Sessions opened per second (over [`OPENERS`] connections).
+    /// Sessions opened per second (over `OPENERS` connections).
     pub sessions_per_s: f64,
     /// Resident memory before opening sessions, in KiB.
     pub rss_base_kib: u64,

@@ -8,6 +8,8 @@
 //! | `resource` | `resource-server` | a tower layer validating bearer tokens and serving resource metadata |
 //! | `authorization_server` | `authorization-server` | a small embedded authorization server for development and tests |
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod metadata;
 pub mod pkce;
 
@@ -24,3 +26,8 @@ pub mod authorization_server;
 pub mod client;
 #[cfg(feature = "resource-server")]
 pub mod resource;
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -34,15 +34,8 @@ fn lock(notes: &Notebook) -> std::sync::MutexGuard<'_, BTreeMap<u64, (String, St
     notes.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
-
 fn tool(name: &str, description: &str, input: Value) -> Tool {
-    let mut tool = Tool::new(name, object(input));
+    let mut tool = Tool::new(name, input);
     tool.description = Some(description.to_owned());
     tool
 }
@@ -102,9 +95,9 @@ pub(crate) fn server() -> Result<Server, BuildError> {
             "title": {"type": "string", "minLength": 1}, "body": {"type": "string"}},
             "required": ["title", "body"]}),
     );
-    add.output_schema = Some(object(json!({
+    add = add.output_schema(json!({
         "type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]
-    })));
+    }));
     let search = tool(
         "search_notes",
         "Finds notes containing the query, reporting progress.",
@@ -330,7 +323,9 @@ pub(crate) async fn demo(global: &GlobalOptions) -> CliResult {
     let json_mode = global.json;
     session::run(&target, global, LoggingLevel::Info, true, |client, transport| async move {
         let report = gather(&client, transport).await?;
-        let arguments = object(json!({"title": "Hello", "body": "written by mcpwire demo"}));
+        let mut arguments = Map::new();
+        arguments.insert("title".into(), "Hello".into());
+        arguments.insert("body".into(), "written by mcpwire demo".into());
         let outcome = call_rendered(&client, "add_note", arguments, std::path::Path::new(".")).await?;
         if json_mode {
             print_json(&json!({"inspect": report, "call": outcome.value}));

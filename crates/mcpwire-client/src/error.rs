@@ -139,3 +139,27 @@ impl From<ResponseError> for ClientError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use mcpwire_jsonrpc::ErrorCode;
+
+    use super::*;
+
+    #[test]
+    fn an_error_the_transport_made_up_is_not_shown_as_the_servers_word() {
+        // -31003: mcpwire-http's "the HTTP exchange failed".
+        let local = ErrorObject::new(ErrorCode(-31003), "the HTTP exchange failed: reset");
+        let error = ClientError::from(ResponseError::Peer(local.clone()));
+        assert_eq!(error, ClientError::Transport(local));
+        assert_eq!(
+            error.to_string(),
+            "the transport failed: the HTTP exchange failed: reset"
+        );
+        let servers = ErrorObject::new(ErrorCode(-32602), "bad");
+        assert_eq!(
+            ClientError::from(ResponseError::Peer(servers.clone())),
+            ClientError::Peer(servers)
+        );
+    }
+}

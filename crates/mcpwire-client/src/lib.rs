@@ -64,6 +64,8 @@
 //! - a tracing span per request (`mcp.client.request`: method, id,
 //!   revision, and the tool, prompt or resource named).
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod answer;
 mod cache;
 mod calls;
@@ -94,3 +96,8 @@ pub use mcpwire_session::{
 pub use roots::check_root_uri;
 pub use skills::{LoadedSkill, SkillVerificationError, with_skills_extension};
 pub use tasks::{TaskStatusUpdates, task_of, with_tasks_extension};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -26,6 +26,13 @@
 //! rest of mcpwire whole. Like every transport it moves messages and knows
 //! nothing of their meaning; the runtimes meet it in user code.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod auto;
 pub mod client;
 pub mod server;
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -12,6 +12,8 @@
 //! request) to user code as a [`Transport`](mcpwire_jsonrpc::Transport),
 //! which a runtime then serves.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod headers;
 pub mod sse;
 
@@ -19,3 +21,8 @@ pub mod sse;
 pub mod client;
 #[cfg(feature = "server")]
 pub mod server;
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(all(doctest, feature = "server"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 fn tool(name: &str, schema: &Value) -> Tool {
-    Tool::new(name, schema.as_object().cloned().unwrap_or_default())
+    Tool::new(name, schema.clone())
 }
 
 /// A runtime with a tool that reports progress slowly and one whose

@@ -68,6 +68,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod blocking;
 mod classify;
 mod codec;
@@ -102,3 +104,8 @@ pub use line_queue::LineQueue;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
 pub use raw::{InvalidJson, RawJson};
 pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -39,6 +39,8 @@
 //! connection is re-established in the background. Every key carries a
 //! TTL. docs/scale-out.md describes the keys, TTLs and failure modes.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod bus;
 mod changes;
 mod connection;
@@ -128,3 +130,8 @@ impl RedisStores {
             .message_bus(self.bus.clone())
     }
 }
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -11,7 +11,7 @@
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
-//! let echo = Tool::new("echo", schema.as_object().cloned().unwrap_or_default());
+//! let echo = Tool::new("echo", schema).description("Echoes its text.");
 //! let server = Server::builder("echo-server", "1.0.0")
 //!     .tool(echo, |_ctx: Context, args| async move {
 //!         let text = args.get("text").and_then(|t| t.as_str()).unwrap_or_default();
@@ -41,6 +41,8 @@
 //! hints for 2026-07-28 are set on the builder ([`ServerBuilder::cache_hint`]
 //! and the per-item variants). The protocol itself (negotiation, gating, ids, timeouts) is
 //! the engine's, `mcpwire-session`.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod cache_hints;
 mod call;
@@ -81,3 +83,8 @@ pub use server::{Server, ServerBuilder};
 #[cfg(feature = "schemars")]
 pub use typed::{DerivedOutput, schema_for};
 pub use typed::{IntoToolResult, Structured};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

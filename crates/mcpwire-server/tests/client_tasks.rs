@@ -20,10 +20,10 @@ use mcpwire_types::{
     Tool, ToolExecution,
 };
 use serde_json::json;
-use support::{object, within};
+use support::within;
 
 fn task_tool(name: &str) -> Tool {
-    let mut tool = Tool::new(name, object(json!({"type": "object"})));
+    let mut tool = Tool::new(name, json!({"type": "object"}));
     tool.execution = Some(ToolExecution {
         task_support: Some(TaskSupport::Optional),
         ..ToolExecution::default()

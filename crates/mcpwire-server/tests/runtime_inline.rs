@@ -17,14 +17,14 @@ use std::time::Duration;
 use mcpwire_server::{Context, Server};
 use mcpwire_types::{CallToolResult, LoggingLevel, Tool};
 use serde_json::{Value, json};
-use support::{RawPeer, object, serve, texts};
+use support::{RawPeer, serve, texts};
 use tokio::sync::Notify;
 
 /// A server with a tool that answers at once, one that waits for `gate`,
 /// one that panics after waiting, and one that logs before answering at
 /// once.
 fn server(gate: Arc<Notify>) -> Server {
-    let empty = || object(json!({"type": "object"}));
+    let empty = || json!({"type": "object"});
     Server::builder("inline", "1.0.0")
         .tool(
             Tool::new("quick", empty()),

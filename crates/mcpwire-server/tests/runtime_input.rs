@@ -15,7 +15,7 @@ use mcpwire_types::{
     PromptMessage, RequestedSchema, SamplingMessage, Tool,
 };
 use serde_json::{Value, json};
-use support::{RawPeer, object, serve, stateless_meta, texts, with_meta};
+use support::{RawPeer, serve, stateless_meta, texts, with_meta};
 
 fn form() -> ElicitRequestParams {
     ElicitRequestParams::form("Your name?", RequestedSchema::default())
@@ -101,7 +101,7 @@ async fn completer(
 }
 
 fn tool(name: &str) -> Tool {
-    Tool::new(name, object(json!({"type": "object"})))
+    Tool::new(name, json!({"type": "object"}))
 }
 
 fn server() -> Server {

@@ -15,7 +15,7 @@ use mcpwire_server::tasks::TaskOptions;
 use mcpwire_server::{Arguments, Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, TaskSupport, Tool, ToolExecution};
 use serde_json::{Value, json};
-use support::{object, serve, serve_as, stateless_meta, with_meta};
+use support::{serve, serve_as, stateless_meta, with_meta};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -26,7 +26,7 @@ async fn slow(_ctx: Context, _args: Arguments) -> Result<CallToolResult, Handler
 
 /// A server whose requestor is the label the transport gives each request.
 fn server() -> Server {
-    let mut tool = Tool::new("slow", object(json!({"type": "object"})));
+    let mut tool = Tool::new("slow", json!({"type": "object"}));
     tool.execution = Some(ToolExecution {
         task_support: Some(TaskSupport::Optional),
         ..ToolExecution::default()

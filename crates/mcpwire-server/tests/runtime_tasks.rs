@@ -21,7 +21,7 @@ use mcpwire_types::{
     RequestedSchema, TaskSupport, Tool, ToolExecution,
 };
 use serde_json::{Value, json};
-use support::{DropSignal, RawPeer, object, serve, stateless_meta, texts, with_meta};
+use support::{DropSignal, RawPeer, serve, stateless_meta, texts, with_meta};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -32,7 +32,7 @@ const WORK: Duration = Duration::from_millis(300);
 const MAX_POLLS: usize = 200;
 
 fn tool(name: &str, support: Option<TaskSupport>) -> Tool {
-    let mut tool = Tool::new(name, object(json!({"type": "object"})));
+    let mut tool = Tool::new(name, json!({"type": "object"}));
     tool.execution = support.map(|support| ToolExecution {
         task_support: Some(support),
         ..ToolExecution::default()

@@ -16,7 +16,7 @@ use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, ContentBlock, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use support::{RawPeer, object, serve, stateless_meta, texts, with_meta};
+use support::{RawPeer, serve, stateless_meta, texts, with_meta};
 
 /// The revisions with a handshake that structured output exists in.
 const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -30,12 +30,12 @@ fn echo_schema() -> Value {
 }
 
 fn weather_tool() -> Tool {
-    let mut tool = Tool::new("weather", object(json!({"type": "object"})));
-    tool.output_schema = Some(object(json!({
+    let mut tool = Tool::new("weather", json!({"type": "object"}));
+    tool = tool.output_schema(json!({
         "type": "object",
         "properties": {"temperature": {"type": "number"}},
         "required": ["temperature"]
-    })));
+    }));
     tool
 }
 
@@ -54,20 +54,20 @@ fn tool_server() -> Server {
     });
     Server::builder("tools", "1.0.0")
         .tool(
-            Tool::new("echo", object(echo_schema())),
+            Tool::new("echo", echo_schema()),
             |_ctx: Context, args| async move {
                 let text = args["text"].as_str().unwrap_or_default().to_owned();
                 Ok(CallToolResult::text(text))
             },
         )
         .tool(
-            Tool::new("show_arguments", object(json!({"type": "object"}))),
+            Tool::new("show_arguments", json!({"type": "object"})),
             |_ctx: Context, args| async move {
                 Ok(CallToolResult::text(Value::Object(args).to_string()))
             },
         )
         .tool(
-            Tool::new("fail", object(json!({"type": "object"}))),
+            Tool::new("fail", json!({"type": "object"})),
             |_ctx: Context, args| async move {
                 Err(match args["kind"].as_str().unwrap_or_default() {
                     "tool" => HandlerError::tool("the disk is full"),
@@ -93,13 +93,13 @@ fn tool_server() -> Server {
             Ok(result)
         })
         .typed_tool(
-            Tool::new("add", object(add_schema)),
+            Tool::new("add", add_schema),
             |_ctx: Context, args: AddArguments| async move {
                 Ok(CallToolResult::text((args.a + args.b).to_string()))
             },
         )
         .tool(
-            Tool::new("panics", object(json!({"type": "object"}))),
+            Tool::new("panics", json!({"type": "object"})),
             |_ctx: Context, _args| async move {
                 if std::hint::black_box(true) {
                     panic!("a bug in the handler");

@@ -24,6 +24,8 @@
 //! in; a runtime applies notifications in that order and may run requests
 //! concurrently.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod client;
 mod error;
 mod event;
@@ -44,3 +46,8 @@ pub use server::{
     ClientCall, ExtensionCall, ExtensionMethod, ServerConfig, ServerEvent, ServerSession,
 };
 pub use transmit::Transmit;
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -26,6 +26,10 @@ pub enum ShutdownOutcome {
     /// It exited within the first grace period after its stdin was closed,
     /// or had already exited: the graceful end the protocol asks for.
     ExitedOnEof(ExitStatus),
+    /// It had already ended, or ended after its stdin was closed, by a
+    /// signal this client did not send: a crash (`SIGSEGV`, `SIGABRT`) or
+    /// a kill from outside. `status.signal()` names it.
+    Signalled(ExitStatus),
     /// It ignored the end of its input but exited after `SIGTERM`.
     ExitedAfterSigterm(ExitStatus),
     /// It ignored `SIGTERM` too and was killed with `SIGKILL`.
@@ -36,9 +40,10 @@ impl ShutdownOutcome {
     /// The exit status, whichever way the child ended.
     pub fn status(&self) -> ExitStatus {
         match *self {
-            Self::ExitedOnEof(status) | Self::ExitedAfterSigterm(status) | Self::Killed(status) => {
-                status
-            }
+            Self::ExitedOnEof(status)
+            | Self::Signalled(status)
+            | Self::ExitedAfterSigterm(status)
+            | Self::Killed(status) => status,
         }
     }
 }
@@ -135,9 +140,15 @@ impl ChildProcess {
     async fn escalate(&mut self) -> Result<ShutdownOutcome, ChildError> {
         self.stdin.close();
         if let Ok(status) = timeout(self.stdin_close_grace, self.child.wait()).await {
-            return Ok(ShutdownOutcome::ExitedOnEof(
-                status.map_err(ChildError::Wait)?,
-            ));
+            let status = status.map_err(ChildError::Wait)?;
+            // Only the stdin was closed so far: a signal came from elsewhere.
+            return Ok(
+                if std::os::unix::process::ExitStatusExt::signal(&status).is_some() {
+                    ShutdownOutcome::Signalled(status)
+                } else {
+                    ShutdownOutcome::ExitedOnEof(status)
+                },
+            );
         }
 
         // The child cannot have been reaped yet (the wait above would have

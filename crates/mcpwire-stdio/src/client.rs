@@ -19,10 +19,18 @@ use crate::transport::StdioTransport;
 /// writes the child's stdin.
 pub type ChildTransport = StdioTransport<ChildStdout, ChildInput>;
 
-/// What becomes of a spawned server's stderr.
+/// What becomes of a spawned server's stderr, set with
+/// [`StdioClient::stderr`].
 ///
 /// Whatever the choice, stderr output is never taken as a sign of an error
 /// (STDIO-04): servers log everything there, errors and chatter alike.
+///
+/// The default, [`Trace`](Self::Trace), keeps the lines in `tracing`, so
+/// without a subscriber they are not shown anywhere: a program that wants
+/// to see a server's panics either installs a subscriber (e.g.
+/// `tracing_subscriber::fmt().with_writer(std::io::stderr).init()`) or
+/// picks [`Inherit`](Self::Inherit), which is also what a command-line tool
+/// usually wants. [`Discard`](Self::Discard) is for servers known to be noisy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StderrMode {

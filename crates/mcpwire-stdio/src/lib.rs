@@ -54,6 +54,8 @@
 //! }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod child;
 mod child_input;
 mod client;
@@ -69,3 +71,8 @@ pub use client::{ChildTransport, StderrMode, StdioClient};
 pub use error::{ChildError, Error};
 pub use server::{ServerInput, ServerOutput, ServerTransport, stdio};
 pub use transport::{StdioReceiver, StdioSender, StdioTransport};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

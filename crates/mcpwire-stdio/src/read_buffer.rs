@@ -18,6 +18,8 @@ pub(crate) const READ_CHUNK: usize = 8 * 1024;
 /// leaving it where it is lets a long line run into the end of the
 /// allocation later, when making room copies everything it has so far.
 const SHIFT_LIMIT: usize = READ_CHUNK;
+/// How many first bytes of a line that is not a message the log shows.
+const HEAD: usize = 64;
 
 /// The bytes read and not yet decoded: at most one unfinished line between
 /// reads.
@@ -56,6 +58,12 @@ impl ReadBuffer {
         at_end: bool,
     ) -> Option<Result<Inbound, LineError>> {
         let before = self.bytes.len();
+        // The first bytes of the line, kept (on the stack) to name a line
+        // that is not a message in the log: a stray `println!` in a server
+        // corrupts its stdout, and the user must be able to see it.
+        let mut head = [0u8; HEAD];
+        let shown = before.min(HEAD);
+        head[..shown].copy_from_slice(&self.bytes[..shown]);
         let outcome = if at_end {
             codec.decode_eof(&mut self.bytes)
         } else {
@@ -63,6 +71,23 @@ impl ReadBuffer {
         };
         if outcome.is_some() {
             self.last_line = before - self.bytes.len();
+        }
+        let line = || {
+            let head = &head[..shown.min(self.last_line)];
+            let end = head
+                .iter()
+                .position(|&byte| byte == b'\n')
+                .unwrap_or(head.len());
+            String::from_utf8_lossy(&head[..end]).into_owned()
+        };
+        match &outcome {
+            Some(Ok(Inbound::Invalid(error))) => {
+                tracing::warn!(%error, line = %line(), "the peer sent a line that is not a JSON-RPC message");
+            }
+            Some(Err(error)) => {
+                tracing::warn!(%error, line = %line(), "refused a line from the peer");
+            }
+            _ => {}
         }
         outcome
     }

@@ -222,10 +222,8 @@ impl<R: AsyncRead + Unpin + Send> StdioReceiver<R> {
     /// The next decoded line from what is already buffered, if any.
     fn decode_buffered(&mut self) -> Option<Inbound> {
         let outcome = self.read_buffer.decode(&mut self.codec, self.reader_done)?;
-        Some(outcome.unwrap_or_else(|refused| {
-            tracing::debug!(error = %refused, "refused an inbound line");
-            Inbound::from(refused)
-        }))
+        // The buffer logged a refused or invalid line, with its first bytes.
+        Some(outcome.unwrap_or_else(Inbound::from))
     }
 }
 
@@ -294,7 +292,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> 
 
     /// Encodes the packet behind the ones fed before; the lines go out
     /// on [`flush`](TransportSender::flush), or as soon as they fill
-    /// [`FEED_LIMIT`] bytes, so that feeding never buffers without bound.
+    /// `FEED_LIMIT` (64 KiB) bytes, so that feeding never buffers without bound.
     async fn feed(&mut self, packet: Packet, _related: Option<&RequestId>) -> Result<(), Error> {
         let writer = self.writer.as_ref().ok_or(Error::Closed)?;
         // Without vectored writes, a payload queued apart from its

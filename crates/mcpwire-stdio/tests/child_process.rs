@@ -163,6 +163,22 @@ async fn a_child_that_ignores_eof_ends_on_sigterm() {
 }
 
 #[tokio::test]
+async fn a_child_that_died_of_a_signal_is_not_reported_as_a_graceful_exit() {
+    // The child kills itself: a crash or an outside kill, not the client.
+    let (mut transport, server) = StdioClient::new("sh")
+        .args(["-c", "kill -KILL $$"])
+        .spawn()
+        .unwrap();
+    assert!(within(transport.recv()).await.is_none());
+    let outcome = within(server.shutdown()).await.unwrap();
+    assert!(
+        matches!(outcome, ShutdownOutcome::Signalled(_)),
+        "{outcome:?}"
+    );
+    assert_eq!(outcome.status().signal(), Some(Signal::SIGKILL as i32));
+}
+
+#[tokio::test]
 async fn a_child_that_ignores_sigterm_is_killed() {
     let script = announce_then("trap '' TERM;", "while :; do sleep 0.1; done");
     let (mut transport, server) = StdioClient::new("sh")

@@ -234,3 +234,47 @@ async fn a_read_failure_is_a_transport_error() {
         Some(Err(Error::Read(_)))
     ));
 }
+
+/// A `tracing` writer into a shared buffer.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+// A stray `println!` in a server corrupts its stdout: the line is not
+// dropped in silence but logged at warn with its first bytes (cut at 64).
+#[tokio::test(flavor = "current_thread")]
+async fn a_line_that_is_not_a_message_is_logged_at_warn_with_its_first_bytes() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::WARN)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (mut transport, mut peer) = receiving_transport(LineCodec::new());
+    let stray = format!("debug: x = 42 {}\n", "y".repeat(100));
+    peer.write_all(stray.as_bytes()).await.unwrap();
+    peer.write_all(&line_of(&request(1))).await.unwrap();
+    let first = within(transport.recv()).await.unwrap().unwrap();
+    assert!(matches!(first, Inbound::Invalid(_)), "{first:?}");
+    // The message after it is read as usual.
+    let second = within(transport.recv()).await.unwrap().unwrap();
+    assert!(matches!(second, Inbound::Single(Message::Request(_))));
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(log.contains("WARN"), "{log}");
+    assert!(log.contains(&stray[..64]), "{log}");
+    assert!(
+        !log.contains(&stray[..65]),
+        "only 64 bytes are shown: {log}"
+    );
+}

@@ -12,6 +12,8 @@
 //!
 //! This crate performs no I/O and depends on no async runtime.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod cache_hint;
 mod capabilities;
 mod common;
@@ -71,3 +73,8 @@ pub use tasks::*;
 pub use tools::*;
 pub use utilities::*;
 pub use version::{ProtocolVersion, UnknownVersion};
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

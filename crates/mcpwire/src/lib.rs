@@ -59,3 +59,14 @@ pub use mcpwire_server as server;
 pub use mcpwire_session as session;
 #[cfg(feature = "stdio")]
 pub use mcpwire_stdio as stdio;
+
+/// The README's examples, compiled (and run) as doctests.
+#[cfg(all(
+    doctest,
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "schemars"
+))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

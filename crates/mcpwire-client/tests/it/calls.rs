@@ -13,7 +13,7 @@ use mcpwire_types::{
 };
 use serde_json::json;
 
-use crate::support::{bounded, config, connect, everything, is_peer_error, object, pinned};
+use crate::support::{bounded, config, connect, everything, is_peer_error, pinned};
 
 fn text_of(contents: &[ResourceContents]) -> Vec<String> {
     contents
@@ -47,12 +47,12 @@ async fn every_convenience_call_works_in_a_handshake_revision() {
         assert_eq!(names, server.tool_names());
 
         let echoed = client
-            .call_tool("echo", object(json!({"text": "hello"})))
+            .call_tool("echo", json!({"text": "hello"}))
             .await
             .unwrap();
         assert_eq!(echoed.content, vec![ContentBlock::text("hello")]);
         let sum = client
-            .call_tool("sum", object(json!({"a": 2, "b": 3})))
+            .call_tool("sum", json!({"a": 2, "b": 3}))
             .await
             .unwrap();
         assert_eq!(sum.structured_content, Some(json!({"sum": 5.0})));
@@ -190,7 +190,7 @@ async fn server_errors_arrive_as_peer_errors_with_their_codes() {
         let missing = client.read_resource("mem://missing").await.unwrap_err();
         assert!(is_peer_error(&missing, -32002), "{missing:?}");
         // Bad arguments are a tool execution error from 2025-11-25 (TOOL-16).
-        let bad = client.call_tool("echo", object(json!({}))).await.unwrap();
+        let bad = client.call_tool("echo", json!({})).await.unwrap();
         assert_eq!(bad.is_error, Some(true));
     })
     .await;

@@ -30,10 +30,7 @@ async fn dropping_a_pending_call_cancels_it_on_the_server() {
             cancellation.cancelled().await;
             assert!(!client.is_closed());
             let echoed = client
-                .call_tool(
-                    "echo",
-                    crate::support::object(json!({"text": "still here"})),
-                )
+                .call_tool("echo", serde_json::json!({"text": "still here"}))
                 .await
                 .unwrap();
             assert_eq!(echoed.is_error, None);

@@ -34,7 +34,7 @@ async fn a_pinned_client_speaks_exactly_its_revision_and_can_call() {
             let client = connect(&server, pinned(version)).await;
             assert_eq!(client.server().version, version, "pinned to {version}");
             let result = client
-                .call_tool("echo", crate::support::object(json!({"text": "hi"})))
+                .call_tool("echo", json!({"text": "hi"}))
                 .await
                 .unwrap();
             assert_eq!(

@@ -4,7 +4,7 @@ use mcpwire_types::{ContentBlock, ProtocolVersion};
 use serde_json::json;
 use tokio::task::JoinSet;
 
-use crate::support::{bounded, connect, everything, object, pinned};
+use crate::support::{bounded, connect, everything, pinned};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_concurrent_calls_all_get_their_own_answers() {
@@ -17,7 +17,7 @@ async fn a_thousand_concurrent_calls_all_get_their_own_answers() {
                 let client = client.clone();
                 calls.spawn(async move {
                     let text = format!("call {index}");
-                    let arguments = object(json!({"text": text}));
+                    let arguments = json!({"text": text});
                     let result = client.call_tool("echo", arguments).await.unwrap();
                     assert_eq!(result.content, vec![ContentBlock::text(text)]);
                 });

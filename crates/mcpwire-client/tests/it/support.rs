@@ -15,7 +15,7 @@ use mcpwire_types::{
     PromptArgument, PromptMessage, ProtocolVersion, ReadResourceResult, Resource, ResourceContents,
     ResourceTemplate, Tool,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// Runs `test`, failing it if it takes longer than 30 seconds of real time.
@@ -23,14 +23,6 @@ pub(crate) async fn bounded<T>(test: impl Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(30), test)
         .await
         .expect("the test took more than 30 seconds")
-}
-
-/// `value` as a JSON object (tool arguments, schemas).
-pub(crate) fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not a JSON object: {other}"),
-    }
 }
 
 /// A client configuration choosing its revision automatically.
@@ -75,17 +67,17 @@ pub(crate) fn everything() -> ServerBuilder {
     });
     let mut sum = Tool::new(
         "sum",
-        object(json!({
+        json!({
             "type": "object",
             "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
             "required": ["a", "b"]
-        })),
+        }),
     );
-    sum.output_schema = Some(object(json!({
+    sum = sum.output_schema(json!({
         "type": "object",
         "properties": {"sum": {"type": "number"}},
         "required": ["sum"]
-    })));
+    }));
     let mut greet = Prompt::new("greet");
     let mut name = PromptArgument::new("name");
     name.required = Some(true);
@@ -93,7 +85,7 @@ pub(crate) fn everything() -> ServerBuilder {
     Server::builder("everything", "1.0.0")
         .instructions("Use the tools.")
         .tool(
-            Tool::new("echo", object(echo_schema)),
+            Tool::new("echo", echo_schema),
             |_ctx: Context, args| async move {
                 let text = args.get("text").and_then(Value::as_str).unwrap_or_default();
                 Ok::<_, HandlerError>(CallToolResult::text(text))

@@ -19,13 +19,13 @@ use mcpwire_types::{
 };
 use serde_json::json;
 
-use crate::support::{bounded, connect, object, pinned};
+use crate::support::{bounded, connect, pinned};
 
 /// The most polls a test makes before giving up.
 const MAX_POLLS: usize = 200;
 
 fn tool(name: &str) -> Tool {
-    let mut tool = Tool::new(name, object(json!({"type": "object"})));
+    let mut tool = Tool::new(name, json!({"type": "object"}));
     tool.execution = Some(ToolExecution {
         task_support: Some(TaskSupport::Optional),
         ..ToolExecution::default()

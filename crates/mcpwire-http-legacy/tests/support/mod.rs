@@ -116,9 +116,7 @@ pub const HANDSHAKE_ERA: [ProtocolVersion; 4] = [
 pub fn runtime_speaking(versions: &[ProtocolVersion]) -> Server {
     let echo_schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
     let count_schema = json!({"type": "object", "properties": {"count": {"type": "integer"}}});
-    let tool = |name: &str, schema: &Value| {
-        Tool::new(name, schema.as_object().cloned().unwrap_or_default())
-    };
+    let tool = |name: &str, schema: &Value| Tool::new(name, schema.clone());
     Server::builder("legacy-test-server", "1.0.0")
         .versions(versions.iter().copied())
         .tool(

@@ -144,7 +144,7 @@ impl Drop for TestServer {
 }
 
 fn tool(name: &str, description: &str, schema: &Value) -> Tool {
-    let mut tool = Tool::new(name, schema.as_object().cloned().unwrap_or_default());
+    let mut tool = Tool::new(name, schema.clone());
     tool.description = Some(description.to_owned());
     tool
 }

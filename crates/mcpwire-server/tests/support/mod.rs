@@ -32,14 +32,6 @@ pub(crate) const QUIET: Duration = Duration::from_millis(150);
 /// blocked in `send` does not read).
 const CAPACITY: usize = 4096;
 
-/// `value` as a JSON object (schemas, arguments).
-pub(crate) fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not a JSON object: {other}"),
-    }
-}
-
 /// Runs `future`, failing the test when it takes longer than [`WAIT`].
 pub(crate) async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
     match tokio::time::timeout(WAIT, future).await {
