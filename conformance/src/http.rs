@@ -103,6 +103,12 @@ where
 {
     let listener = tokio::net::TcpListener::bind(address).await?;
     announce(&Endpoints::at(listener.local_addr()?))?;
+    // Every instance of a scaled-out deployment checks `Mcp-Param-*`
+    // headers against its own catalog, not against the tools/list results
+    // it happened to serve.
+    let config = config.param_headers(std::sync::Arc::new(mcpwire::CatalogParamHeaders::new(
+        server.clone(),
+    )));
     let streamable = StreamableHttp::new(config, spawner(server.clone()));
     let legacy = LegacySse::new(LegacyConfig::default(), spawner(server));
     let app = Router::new()

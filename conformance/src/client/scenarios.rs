@@ -30,7 +30,7 @@ pub(super) async fn play(client: &Client, invocation: &Invocation) -> Result<(),
         }
         Scenario::ToolsCall => {
             list_tools(client).await?;
-            let arguments = object(json!({"a": 2, "b": 3}));
+            let arguments = json!({"a": 2, "b": 3});
             expect_success(
                 &call(client, "add_numbers", arguments).await?,
                 "add_numbers",
@@ -39,12 +39,12 @@ pub(super) async fn play(client: &Client, invocation: &Invocation) -> Result<(),
         Scenario::ElicitationDefaults => {
             list_tools(client).await?;
             let name = "test_client_elicitation_defaults";
-            expect_success(&call(client, name, Map::new()).await?, name)
+            expect_success(&call(client, name, json!({})).await?, name)
         }
         Scenario::SseRetry => {
             list_tools(client).await?;
             let name = "test_reconnection";
-            expect_success(&call(client, name, Map::new()).await?, name)
+            expect_success(&call(client, name, json!({})).await?, name)
         }
         Scenario::RequestState => request_state(client).await,
         Scenario::StandardHeaders => every_request_kind(client).await,
@@ -70,14 +70,6 @@ pub(super) async fn play(client: &Client, invocation: &Invocation) -> Result<(),
     }
 }
 
-/// `value` as a JSON object (empty when it is not one).
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(object) => object,
-        _ => Map::new(),
-    }
-}
-
 pub(super) fn failed(step: impl Into<String>) -> impl FnOnce(ClientError) -> ScenarioError {
     let step = step.into();
     move |error| ScenarioError::Call { step, error }
@@ -90,10 +82,10 @@ async fn list_tools(client: &Client) -> Result<Vec<Tool>, ScenarioError> {
 async fn call(
     client: &Client,
     name: &str,
-    arguments: Map<String, Value>,
+    arguments: impl Into<Value>,
 ) -> Result<CallToolResult, ScenarioError> {
     client
-        .call_tool(name, arguments)
+        .call_tool(name, arguments.into())
         .await
         .map_err(failed(format!("tools/call {name}")))
 }
@@ -184,7 +176,7 @@ async fn context_tool_calls(client: &Client, invocation: &Invocation) -> Result<
                 "a toolCalls entry has no name: {entry}"
             )));
         };
-        let arguments = object(entry.get("arguments").cloned().unwrap_or(Value::Null));
+        let arguments = entry.get("arguments").cloned().unwrap_or_else(|| json!({}));
         call(client, name, arguments).await?;
     }
     Ok(())
@@ -353,7 +345,7 @@ mod tests {
     use super::*;
 
     fn tool(schema: Value) -> Tool {
-        Tool::new("t", object(schema))
+        Tool::new("t", schema)
     }
 
     #[test]

@@ -25,7 +25,7 @@ mod tasks;
 
 use mcpwire_server::{BuildError, Server, ServerBuilder};
 use mcpwire_types::Tool;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use content::{PNG_BASE64, WAV_BASE64};
 
@@ -66,7 +66,7 @@ pub fn builder() -> ServerBuilder {
 /// follow `input_schema` (a JSON object; anything else gives an empty schema,
 /// which the builder then rejects).
 fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
-    let mut tool = Tool::new(name, object(input_schema));
+    let mut tool = Tool::new(name, input_schema);
     tool.description = Some(description.to_owned());
     tool
 }
@@ -76,14 +76,6 @@ fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
 /// with `{}`, and neither may be refused.
 fn tool_without_arguments(name: &str, description: &str) -> Tool {
     tool(name, description, serde_json::json!({"type": "object"}))
-}
-
-/// The object inside `value`, or an empty object.
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
 }
 
 #[cfg(test)]

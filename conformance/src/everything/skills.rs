@@ -6,7 +6,7 @@
 
 use mcpwire_server::ServerBuilder;
 use mcpwire_server::skills::{SkillCatalog, SkillError, SkillFiles};
-use serde_json::json;
+use serde_json::{Map, Value};
 
 /// The fixture tree's files, by their path in the tree.
 pub const FIXTURE_FILES: [(&str, &[u8]); 9] = [
@@ -58,11 +58,13 @@ pub const DYNAMIC_SKILL: &str = "reports/daily";
 /// When a fixture is refused (a bug in the fixtures or a regression in
 /// the loader).
 pub fn catalog() -> Result<SkillCatalog, SkillError> {
-    let frontmatter = json!({
-        "name": "daily",
-        "description": "Assemble today's operational report from live data",
-    });
-    let frontmatter = frontmatter.as_object().cloned().unwrap_or_default();
+    let frontmatter = Map::from_iter([
+        ("name".to_owned(), Value::from("daily")),
+        (
+            "description".to_owned(),
+            Value::from("Assemble today's operational report from live data"),
+        ),
+    ]);
     SkillCatalog::new().with_files(FIXTURE_FILES)?.with_dynamic(
         DYNAMIC_SKILL,
         frontmatter,

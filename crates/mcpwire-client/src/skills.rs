@@ -426,10 +426,7 @@ mod tests {
     use serde_json::json;
 
     fn map(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
+        serde_json::from_value(value).unwrap()
     }
 
     #[test]

@@ -220,6 +220,12 @@ impl Server {
         self.announce(Change::ResourceUpdated(uri.into()));
     }
 
+    /// What `read` makes of the definition of the tool called `name`, or
+    /// `None` when no such tool is offered; the catalog is not copied.
+    pub fn with_tool<R>(&self, name: &str, read: impl FnOnce(&Tool) -> R) -> Option<R> {
+        self.catalog().tool(name).map(|entry| read(&entry.tool))
+    }
+
     /// The names of the tools offered, in list order.
     pub fn tool_names(&self) -> Vec<String> {
         self.catalog()

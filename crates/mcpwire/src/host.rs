@@ -30,7 +30,9 @@ pub trait Host: sealed::Sealed {
     ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_;
 
     /// The Streamable HTTP endpoint of this server as a
-    /// `tower::Service<http::Request<_>>`: mount it with axum's
+    /// `tower::Service<http::Request<_>>` whose `Mcp-Param-*` header checks
+    /// (2026-07-28) read this server's own catalog ([`CatalogParamHeaders`],
+    /// replacing any source set on `config`): mount it with axum's
     /// `Router::route_service("/mcp", ...)` or serve it with
     /// [`mcpwire_http::server::serve`]. Each session (and each stateless
     /// request) is served on a task of its own.
@@ -56,11 +58,45 @@ impl Host for Server {
 
     #[cfg(feature = "http")]
     fn into_http_service(self, config: Config) -> StreamableHttp {
+        let config =
+            config.param_headers(std::sync::Arc::new(CatalogParamHeaders::new(self.clone())));
         StreamableHttp::new(config, move |transport| self.spawn_session(transport))
     }
 
     #[cfg(feature = "http-legacy")]
     fn into_legacy_sse_service(self, config: LegacyConfig) -> LegacySse {
         LegacySse::new(config, move |transport| self.spawn_session(transport))
+    }
+}
+
+/// The `x-mcp-header` parameters of a server's tools, read from its own
+/// catalog when a `tools/call` arrives (2026-07-28 `Mcp-Param-*` checks).
+///
+/// The HTTP transport's default learns them from the `tools/list` results
+/// it sends, which is not enough when several instances share sessions
+/// behind a load balancer: a call may reach an instance that never listed
+/// its tools. Reading the catalog, every instance knows every tool it
+/// offers, including tools added or removed at run time.
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+#[derive(Debug, Clone)]
+pub struct CatalogParamHeaders {
+    server: Server,
+}
+
+#[cfg(feature = "http")]
+impl CatalogParamHeaders {
+    /// The parameters of `server`'s tools.
+    pub fn new(server: Server) -> Self {
+        Self { server }
+    }
+}
+
+#[cfg(feature = "http")]
+impl mcpwire_http::server::ToolParamHeaders for CatalogParamHeaders {
+    fn lookup(&self, tool: &str) -> Option<std::sync::Arc<[mcpwire_http::server::ParamHeader]>> {
+        self.server.with_tool(tool, |tool| {
+            mcpwire_http::server::object_param_headers(&tool.input_schema).into()
+        })
     }
 }

@@ -23,6 +23,9 @@
 
 #[cfg(feature = "server")]
 mod host;
+#[cfg(all(feature = "server", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "server", feature = "http"))))]
+pub use host::CatalogParamHeaders;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use host::Host;

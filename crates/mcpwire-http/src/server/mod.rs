@@ -150,7 +150,9 @@ pub use body::{HttpResponse, ResponseBody, ResponseFuture};
 pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMode};
 pub use event_log::MemoryEventStore;
 pub use memory::{MemoryBus, MemorySessionStore};
-pub use params::{LearnedParamHeaders, ParamHeader, ToolParamHeaders, param_headers};
+pub use params::{
+    LearnedParamHeaders, ParamHeader, ToolParamHeaders, object_param_headers, param_headers,
+};
 pub use security::LocalAddr;
 pub use serve::{Drain, Serve, serve};
 pub use service::{Stats, StreamableHttp};

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One tool parameter annotated with `x-mcp-header`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,16 +67,28 @@ fn is_token(text: &str) -> bool {
 /// count; annotations anywhere else (under `items`, `oneOf`, `$ref`, ...)
 /// are not recognized, as a conforming client rejects such tools.
 pub fn param_headers(input_schema: &Value) -> Vec<ParamHeader> {
+    input_schema
+        .as_object()
+        .map(object_param_headers)
+        .unwrap_or_default()
+}
+
+/// As [`param_headers`], for an `inputSchema` held as a JSON object (as
+/// `mcpwire_types::Tool` holds it), without copying it.
+pub fn object_param_headers(input_schema: &Map<String, Value>) -> Vec<ParamHeader> {
     let mut found = Vec::new();
     collect(input_schema, &mut Vec::new(), &mut found);
     found
 }
 
-fn collect(schema: &Value, path: &mut Vec<String>, found: &mut Vec<ParamHeader>) {
+fn collect(schema: &Map<String, Value>, path: &mut Vec<String>, found: &mut Vec<ParamHeader>) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
     for (key, property) in properties {
+        let Some(property) = property.as_object() else {
+            continue;
+        };
         path.push(key.clone());
         if let Some(name) = property.get("x-mcp-header").and_then(Value::as_str)
             && let Some(header) = ParamHeader::new(name, path.clone())
