@@ -33,6 +33,11 @@ use std::time::Duration;
 
 pub use report::{Finding, Level, Report};
 
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// The server to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

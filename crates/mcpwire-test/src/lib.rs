@@ -3,3 +3,8 @@
 //! puts several server instances behind one URL ([`proxy`]).
 
 pub mod proxy;
+
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
