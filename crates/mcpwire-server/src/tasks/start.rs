@@ -417,6 +417,9 @@ impl Tasks {
                     return self.record(task_id, change, None).await;
                 }
             };
+            if let Some(error) = input.unfulfillable(version.has_multi_round_trip()) {
+                return self.record(task_id, failure(&error), None).await;
+            }
             let (requests, state) = input.into_parts();
             if requests.is_empty() {
                 let error =
