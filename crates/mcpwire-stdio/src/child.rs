@@ -1,6 +1,5 @@
 //! `ChildProcess`: the handle on a spawned server, and its shutdown sequence.
 
-use std::io;
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,6 +58,9 @@ pub struct ChildProcess {
     sigterm_grace: Duration,
     /// The task forwarding stderr to `tracing`, when stderr is forwarded.
     stderr_forwarder: Option<JoinHandle<()>>,
+    /// The server's process group (led by the server), until signalled for
+    /// good.
+    group: Option<i32>,
 }
 
 impl ChildProcess {
@@ -70,6 +72,7 @@ impl ChildProcess {
         sigterm_grace: Duration,
         stderr_forwarder: Option<JoinHandle<()>>,
     ) -> Self {
+        let group = child.id().and_then(|pid| i32::try_from(pid).ok());
         Self {
             child,
             stdin,
@@ -77,6 +80,7 @@ impl ChildProcess {
             stdin_close_grace,
             sigterm_grace,
             stderr_forwarder,
+            group,
         }
     }
 
@@ -133,6 +137,14 @@ impl ChildProcess {
     }
 
     async fn escalate(&mut self) -> Result<ShutdownOutcome, ChildError> {
+        let outcome = self.escalate_leader().await;
+        // Whatever the server started and left behind goes with it, once.
+        self.kill_group();
+        self.group = None;
+        outcome
+    }
+
+    async fn escalate_leader(&mut self) -> Result<ShutdownOutcome, ChildError> {
         self.stdin.close();
         if let Ok(status) = timeout(self.stdin_close_grace, self.child.wait()).await {
             return Ok(ShutdownOutcome::ExitedOnEof(
@@ -141,11 +153,9 @@ impl ChildProcess {
         }
 
         // The child cannot have been reaped yet (the wait above would have
-        // returned its status), so its pid still names it.
-        if let Some(pid) = self.child.id() {
-            let pid = i32::try_from(pid)
-                .map_err(|_| ChildError::Signal(io::Error::other("process id out of range")))?;
-            match kill(Pid::from_raw(pid), Signal::SIGTERM) {
+        // returned its status), so its pid still names it, and its group.
+        if let Some(group) = self.group {
+            match kill(Pid::from_raw(-group), Signal::SIGTERM) {
                 Ok(()) | Err(Errno::ESRCH) => {}
                 Err(errno) => return Err(ChildError::Signal(errno.into())),
             }
@@ -178,8 +188,20 @@ impl ChildProcess {
     }
 }
 
+impl ChildProcess {
+    /// Sends `SIGKILL` to the server's process group: whatever the server
+    /// started and left behind (a group outlives its leader).
+    fn kill_group(&self) {
+        if let Some(group) = self.group {
+            let _ = kill(Pid::from_raw(-group), Signal::SIGKILL);
+        }
+    }
+}
+
 impl Drop for ChildProcess {
     fn drop(&mut self) {
+        // `kill_on_drop` kills the server; its descendants share its group.
+        self.kill_group();
         // The child itself is killed by `kill_on_drop`; the forwarder would
         // end with the stderr pipe, but a grandchild may hold that open.
         if let Some(forwarder) = self.stderr_forwarder.take() {
