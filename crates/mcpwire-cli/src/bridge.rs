@@ -35,8 +35,17 @@ struct ChildCommand {
 }
 
 /// Starts the child for one session (or one stateless request) and relays
-/// its messages until either side ends; then stops the child.
-async fn serve_session<T: Transport>(command: Arc<ChildCommand>, transport: T) {
+/// its messages until either side ends; then stops the child. At most
+/// `--max-children` run at once: the others wait for a slot.
+async fn serve_session<T: Transport>(
+    command: Arc<ChildCommand>,
+    slots: Arc<tokio::sync::Semaphore>,
+    transport: T,
+) {
+    // The semaphore is never closed.
+    let Ok(_slot) = slots.acquire_owned().await else {
+        return;
+    };
     let spawned = StdioClient::new(&command.program)
         .args(&command.args)
         .stderr(StderrMode::Inherit)
@@ -180,19 +189,27 @@ async fn listen(address: &str, args: &BridgeArgs, json_mode: bool) -> CliResult 
         program: program.clone(),
         args: rest.to_vec(),
     });
+    if args.bearer.is_none() && !args.insecure && !is_loopback_address(address).await {
+        return Err(CliError::usage(format!(
+            "{address} is not a loopback address: give --bearer TOKEN (or --insecure to let anyone who reaches it start {program})"
+        )));
+    }
+    let slots = Arc::new(tokio::sync::Semaphore::new(args.max_children.max(1)));
     let (hosts, origins) = policies(args);
     let config = Config::default()
         .hosts(hosts.clone())
         .origins(origins.clone());
+    let limits = config.connection_limits();
     let streamable = StreamableHttp::new(config, {
         let command = command.clone();
+        let slots = slots.clone();
         move |transport| {
-            tokio::spawn(serve_session(command.clone(), transport));
+            tokio::spawn(serve_session(command.clone(), slots.clone(), transport));
         }
     });
     let legacy_config = LegacyConfig::default().hosts(hosts).origins(origins);
     let legacy = LegacySse::new(legacy_config, move |transport| {
-        tokio::spawn(serve_session(command.clone(), transport));
+        tokio::spawn(serve_session(command.clone(), slots.clone(), transport));
     });
     let gate = Gate {
         streamable,
@@ -216,11 +233,29 @@ async fn listen(address: &str, args: &BridgeArgs, json_mode: bool) -> CliResult 
         "serving {program} over Streamable HTTP at http://{local}{MCP_PATH} and HTTP+SSE at http://{local}/sse; Ctrl-C stops"
     );
     serve(listener, gate)
+        .connection_limits(limits)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await
         .map_err(CliError::connection)
+}
+
+/// Whether every address `address` (`host:port`) resolves to is loopback.
+async fn is_loopback_address(address: &str) -> bool {
+    match tokio::net::lookup_host(address).await {
+        Ok(resolved) => {
+            let mut any = false;
+            for socket in resolved {
+                any = true;
+                if !socket.ip().to_canonical().is_loopback() {
+                    return false;
+                }
+            }
+            any
+        }
+        Err(_) => false,
+    }
 }
 
 /// `bridge --stdio URL`: our stdin/stdout to the HTTP server at `url`.
