@@ -239,3 +239,33 @@ fn the_bridge_runs_at_most_max_children_servers_at_once() {
     assert!(second.starts_with("HTTP/1.1 200"), "{second}");
     drop(bridge);
 }
+
+/// Issue 17 item 7: a stateless POST of notifications only is answered
+/// 202 by the bridge itself, without starting a server process (each
+/// process the bridge starts would leave a line in `started`).
+#[test]
+fn a_notification_post_starts_no_server() {
+    let dir = crate::support::temp_dir("bridge-notification");
+    let started = dir.join("started");
+    let script = format!("echo started >> '{}'; exec cat", started.display());
+    let bridge = Bridge::start_command(&[], &["sh", "-c", &script]);
+    let address = bridge.address();
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+    ];
+    let notification =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    for _ in 0..3 {
+        let answer = raw_request(&address, "POST", &headers, notification);
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    }
+    // Generous: a process the bridge started would have written within it.
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        !started.exists(),
+        "a server process was started for notifications"
+    );
+    drop(bridge);
+}
