@@ -157,6 +157,22 @@ async fn a_request_without_a_token_gets_401_naming_the_metadata_and_the_scopes()
 }
 
 #[tokio::test]
+async fn auth_57_a_malformed_or_non_bearer_authorization_gets_400_invalid_request() {
+    let (resource, _) = protected().await;
+    for value in ["Basic YWxpY2U6c2VjcmV0", "Bearer", "Bearer a b", "token"] {
+        let answer = send("POST", &resource, &[("Authorization", value)], "{}").await;
+        assert_eq!(answer.status, 400, "{value}");
+        assert_eq!(answer.json()["error"], "invalid_request", "{value}");
+        let challenge = answer.header("www-authenticate").unwrap();
+        assert!(
+            challenge.contains("error=\"invalid_request\""),
+            "{challenge}"
+        );
+        assert!(challenge.contains("resource_metadata="), "{challenge}");
+    }
+}
+
+#[tokio::test]
 async fn an_expired_token_gets_401_invalid_token() {
     let (resource, issuer) = protected().await;
     let expired = token(&issuer, &[SCOPE], &resource, now() - 10);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use http::{Request, StatusCode, header};
-use mcpwire_http::server::body::{SendBody, empty};
+use mcpwire_http::server::body::{ReadError, SendBody, empty, read_limited};
 use mcpwire_http::server::{
     Config, Drain, HostPolicy, HttpResponse, OriginPolicy, ResponseBody, StreamableHttp, serve,
 };
@@ -35,8 +35,17 @@ struct ChildCommand {
 }
 
 /// Starts the child for one session (or one stateless request) and relays
-/// its messages until either side ends; then stops the child.
-async fn serve_session<T: Transport>(command: Arc<ChildCommand>, transport: T) {
+/// its messages until either side ends; then stops the child. At most
+/// `--max-children` run at once: the others wait for a slot.
+async fn serve_session<T: Transport>(
+    command: Arc<ChildCommand>,
+    slots: Arc<tokio::sync::Semaphore>,
+    transport: T,
+) {
+    // The semaphore is never closed.
+    let Ok(_slot) = slots.acquire_owned().await else {
+        return;
+    };
     let spawned = StdioClient::new(&command.program)
         .args(&command.args)
         .stderr(StderrMode::Inherit)
@@ -74,6 +83,40 @@ struct Gate {
     streamable: StreamableHttp,
     legacy: LegacySse,
     bearer: Option<Arc<str>>,
+    hosts: HostPolicy,
+    origins: OriginPolicy,
+}
+
+/// The largest stateless POST body the gate reads itself, and how long it
+/// waits for it (the endpoint's own defaults).
+const MAX_BODY: usize = 4 * 1024 * 1024;
+const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Whether a POST is of the stateless era (2026-07-28), by its
+/// `MCP-Protocol-Version` header.
+fn is_stateless_post<B>(request: &Request<B>) -> bool {
+    request.method() == http::Method::POST
+        && !request.headers().contains_key("mcp-session-id")
+        && request
+            .headers()
+            .get("mcp-protocol-version")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|text| mcpwire_types::ProtocolVersion::parse(text.trim()).ok())
+            .is_some_and(mcpwire_types::ProtocolVersion::is_stateless)
+}
+
+/// Whether a body holds no request (only notifications or responses), so
+/// that nothing needs a server process to answer it.
+fn holds_no_request(payload: &[u8]) -> bool {
+    match mcpwire_jsonrpc::Inbound::from_slice(payload) {
+        mcpwire_jsonrpc::Inbound::Single(message) => {
+            !matches!(message, mcpwire_jsonrpc::Message::Request(_))
+        }
+        mcpwire_jsonrpc::Inbound::Batch(items) => items
+            .iter()
+            .all(|item| matches!(item, Ok(message) if !matches!(message, mcpwire_jsonrpc::Message::Request(_)))),
+        mcpwire_jsonrpc::Inbound::Invalid(_) => false,
+    }
 }
 
 impl Gate {
@@ -96,6 +139,31 @@ impl Gate {
             }
         }
         let path = request.uri().path();
+        if path == MCP_PATH && is_stateless_post(&request) {
+            // A stateless POST of notifications only is answered here:
+            // starting a server process for it would let anyone make the
+            // bridge spawn one per request for nothing.
+            let (parts, body) = request.into_parts();
+            if let Err(refused) = mcpwire_http::server::security::check_host_and_origin(
+                &parts,
+                &self.hosts,
+                &self.origins,
+            ) {
+                return refused.to_response();
+            }
+            let reading = read_limited(&parts.headers, body, MAX_BODY);
+            let payload = match tokio::time::timeout(BODY_DEADLINE, reading).await {
+                Ok(Ok(payload)) => payload,
+                Ok(Err(ReadError::TooLarge { .. })) => return empty(StatusCode::PAYLOAD_TOO_LARGE),
+                Ok(Err(_)) => return empty(StatusCode::BAD_REQUEST),
+                Err(_) => return empty(StatusCode::REQUEST_TIMEOUT),
+            };
+            if holds_no_request(&payload) {
+                return empty(StatusCode::ACCEPTED);
+            }
+            let request = Request::from_parts(parts, ResponseBody::full(payload));
+            return self.streamable.handle(request).await;
+        }
         if path == MCP_PATH {
             self.streamable.handle(request).await
         } else if self.legacy.handles_path(path) {
@@ -180,24 +248,35 @@ async fn listen(address: &str, args: &BridgeArgs, json_mode: bool) -> CliResult 
         program: program.clone(),
         args: rest.to_vec(),
     });
+    if args.bearer.is_none() && !args.insecure && !is_loopback_address(address).await {
+        return Err(CliError::usage(format!(
+            "{address} is not a loopback address: give --bearer TOKEN (or --insecure to let anyone who reaches it start {program})"
+        )));
+    }
+    let slots = Arc::new(tokio::sync::Semaphore::new(args.max_children.max(1)));
     let (hosts, origins) = policies(args);
+    let (gate_hosts, gate_origins) = (hosts.clone(), origins.clone());
     let config = Config::default()
         .hosts(hosts.clone())
         .origins(origins.clone());
+    let limits = config.connection_limits();
     let streamable = StreamableHttp::new(config, {
         let command = command.clone();
+        let slots = slots.clone();
         move |transport| {
-            tokio::spawn(serve_session(command.clone(), transport));
+            tokio::spawn(serve_session(command.clone(), slots.clone(), transport));
         }
     });
     let legacy_config = LegacyConfig::default().hosts(hosts).origins(origins);
     let legacy = LegacySse::new(legacy_config, move |transport| {
-        tokio::spawn(serve_session(command.clone(), transport));
+        tokio::spawn(serve_session(command.clone(), slots.clone(), transport));
     });
     let gate = Gate {
         streamable,
         legacy,
         bearer: args.bearer.as_deref().map(Arc::from),
+        hosts: gate_hosts,
+        origins: gate_origins,
     };
     let listener = tokio::net::TcpListener::bind(address)
         .await
@@ -216,11 +295,29 @@ async fn listen(address: &str, args: &BridgeArgs, json_mode: bool) -> CliResult 
         "serving {program} over Streamable HTTP at http://{local}{MCP_PATH} and HTTP+SSE at http://{local}/sse; Ctrl-C stops"
     );
     serve(listener, gate)
+        .connection_limits(limits)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await
         .map_err(CliError::connection)
+}
+
+/// Whether every address `address` (`host:port`) resolves to is loopback.
+async fn is_loopback_address(address: &str) -> bool {
+    match tokio::net::lookup_host(address).await {
+        Ok(resolved) => {
+            let mut any = false;
+            for socket in resolved {
+                any = true;
+                if !socket.ip().to_canonical().is_loopback() {
+                    return false;
+                }
+            }
+            any
+        }
+        Err(_) => false,
+    }
 }
 
 /// `bridge --stdio URL`: our stdin/stdout to the HTTP server at `url`.

@@ -352,6 +352,14 @@ pub(crate) struct BridgeArgs {
     /// With --listen: require `Authorization: Bearer TOKEN` on every request.
     #[arg(long, value_name = "TOKEN")]
     pub(crate) bearer: Option<String>,
+    /// With --listen: serve on an address other than loopback without
+    /// --bearer (anyone who reaches it may then start the command).
+    #[arg(long)]
+    pub(crate) insecure: bool,
+    /// With --listen: the most server processes running at once (one per
+    /// session or stateless request); further requests wait.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub(crate) max_children: usize,
     /// With --listen: a further Host header value to accept (besides loopback).
     #[arg(long, value_name = "HOST")]
     pub(crate) allow_host: Vec<String>,

@@ -138,6 +138,29 @@ async fn posts_outside_the_limits_get_413_and_415() {
     assert_eq!(chunked.status(), StatusCode::PAYLOAD_TOO_LARGE);
 }
 
+/// Issue 17 item 1: a client that trickles its body gets 408 at the body
+/// read timeout instead of holding the request forever.
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_gets_408() {
+    let config = Config::default().body_read_timeout(Duration::from_millis(300));
+    let server = listen(legacy(config, runtime())).await;
+    let (_stream, endpoint) = open_session(&server.url("")).await;
+    let path = endpoint.trim_start_matches(&server.base);
+    let mut socket = within(TcpStream::connect(server.addr)).await.unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: 127.0.0.1:{}\r\ncontent-type: application/json\r\n\
+         content-length: 100\r\n\r\n{{\"jsonrpc\"",
+        server.addr.port()
+    );
+    within(socket.write_all(head.as_bytes())).await.unwrap();
+    let mut answer = vec![0_u8; 1024];
+    let read = within(tokio::io::AsyncReadExt::read(&mut socket, &mut answer))
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer[..read]);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+}
+
 #[tokio::test]
 async fn other_methods_get_405_and_other_paths_404() {
     let server = listen(legacy(Config::default(), runtime())).await;

@@ -12,7 +12,9 @@
 mod server_support;
 
 mod hardening {
+    pub(crate) mod bounds;
     pub(crate) mod connections;
+    pub(crate) mod identity;
     pub(crate) mod rebinding;
     pub(crate) mod routing;
 }

@@ -361,7 +361,12 @@ impl Driver {
         let version = context.version;
         match &request {
             ClientRequest::Subscribe(params) => {
-                let result = if self.server.catalog().knows_uri(&params.uri) {
+                let limit = self.server.inner.config.limits.max_subscriptions;
+                let result = if self.subscriptions.len() >= limit
+                    && !self.subscriptions.contains(&params.uri)
+                {
+                    Err(too_many_subscriptions(limit))
+                } else if self.server.catalog().knows_uri(&params.uri) {
                     self.subscriptions.insert(params.uri.clone());
                     Ok(ServerResult::Subscribe(Box::default()))
                 } else {
@@ -373,6 +378,13 @@ impl Driver {
             // Held open by the driver, not a task: it ends when the client
             // cancels it or the session ends.
             ClientRequest::SubscriptionsListen(params) => {
+                let limit = self.server.inner.config.limits.max_subscriptions;
+                if self.listens.len() >= limit {
+                    let _ = self
+                        .session
+                        .respond(&id, Err(too_many_subscriptions(limit)));
+                    return;
+                }
                 let capabilities = &self.server.inner.config.capabilities;
                 self.listens
                     .open(&mut self.session, id, &params.notifications, capabilities);
@@ -665,4 +677,17 @@ fn request_name(request: &ClientRequest) -> Option<&str> {
         ClientRequest::ReadResource(params) => Some(&params.uri),
         _ => None,
     }
+}
+
+/// The refusal of a subscription past the session's limit
+/// ([`Limits::max_subscriptions`](mcpwire_session::Limits)).
+fn too_many_subscriptions(limit: usize) -> ErrorObject {
+    let error = ErrorObject::invalid_request(format!(
+        "this session holds the most subscriptions allowed ({limit}); unsubscribe from some first"
+    ));
+    // A map of one number always serializes.
+    error
+        .clone()
+        .with_data(&serde_json::json!({ "limit": limit }))
+        .unwrap_or(error)
 }

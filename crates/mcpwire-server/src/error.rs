@@ -184,6 +184,10 @@ pub enum PeerRequestError {
     /// not match the requested schema (ELIC-16).
     #[error("the elicitation answer does not match the requested schema: {0}")]
     InvalidElicitationContent(mcpwire_types::ElicitationMismatch),
+    /// The messages of a sampling request break the ordering rules of
+    /// `tool_use` and `tool_result` blocks (SAMP-07..10); nothing was sent.
+    #[error("the sampling messages are not well ordered: {0}")]
+    InvalidSamplingMessages(String),
 }
 
 pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {

@@ -443,6 +443,29 @@ fn note_missing(missing: &mut ClientCapabilities, kind: &InputRequestKind) -> Re
     Ok(())
 }
 
+impl InputRequired {
+    /// The error for input whose every request was left out because the
+    /// client did not declare the capability it needs; `None` when nothing
+    /// was left out. Where the revision has it (2026-07-28,
+    /// `stateless_era`), -32021 with `data.requiredCapabilities`; in the
+    /// handshake revisions, which have no such code, an Invalid Request
+    /// error saying the same, with the same data.
+    pub(crate) fn unfulfillable(&self, stateless_era: bool) -> Option<ErrorObject> {
+        if !self.requests.is_empty() || self.missing == ClientCapabilities::default() {
+            return None;
+        }
+        if stateless_era {
+            return Some(missing_capability(self.missing.clone()));
+        }
+        let data = MissingRequiredClientCapabilityData::new(self.missing.clone());
+        let needed = serde_json::to_string(&self.missing).unwrap_or_default();
+        let error = ErrorObject::invalid_request(format!(
+            "the client did not declare the capabilities this request needs: {needed}"
+        ));
+        Some(error.clone().with_data(&data).unwrap_or(error))
+    }
+}
+
 /// The -32021 error naming the capabilities a request needed.
 fn missing_capability(missing: ClientCapabilities) -> ErrorObject {
     let code = McpErrorCode::MissingRequiredClientCapability;
@@ -455,6 +478,9 @@ fn missing_capability(missing: ClientCapabilities) -> ErrorObject {
 /// requests of their own and collects the answers for the next round.
 async fn fulfil_locally(input: InputRequired, ctx: &Context) -> Result<Round, HandlerError> {
     if input.requests.is_empty() {
+        if let Some(error) = input.unfulfillable(false) {
+            return Err(HandlerError::Rpc(error));
+        }
         return Err(HandlerError::Internal(
             "the handler asked for input but named no request".to_owned(),
         ));

@@ -61,6 +61,7 @@ mod listen;
 mod outbox;
 mod request_state;
 mod roots;
+mod sampling_order;
 pub mod schema;
 mod server;
 pub mod skills;

@@ -43,6 +43,11 @@ impl Listens {
     }
 
     /// Forgets the subscription of request `id` (the client cancelled it).
+    /// How many subscriptions are open.
+    pub(crate) fn len(&self) -> usize {
+        self.open.len()
+    }
+
     pub(crate) fn remove(&mut self, id: &RequestId) {
         self.open.remove(id);
     }

@@ -364,6 +364,23 @@ async fn handshake_revisions_fail_clearly_when_the_client_cannot_fulfil_the_inpu
     );
 }
 
+/// Issue 17 item 11: every input request left out because the client did
+/// not declare elicitation is a clear error naming the capability (ELIC-06),
+/// not an internal "named no request" one.
+#[tokio::test]
+async fn elic_06_handshake_revisions_name_the_capability_an_undeclared_input_needs() {
+    let (mut peer, _task) = serve(&server());
+    peer.initialize("2025-06-18", json!({})).await;
+    let error = peer
+        .error(1, "tools/call", json!({"name": "greet", "arguments": {}}))
+        .await;
+    assert_eq!(error["code"], -32600, "{error}");
+    assert!(
+        error["data"]["requiredCapabilities"]["elicitation"].is_object(),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn a_handler_run_again_after_a_local_input_round_gets_the_arguments_of_the_call() {
     let arguments = json!({

@@ -14,6 +14,10 @@ pub struct Limits {
     /// `notifications/message` per second a session may send (a burst of
     /// this many is allowed); further messages are dropped and counted.
     pub log_messages_per_second: u32,
+    /// Resource URIs one session may be subscribed to (`resources/subscribe`)
+    /// and `subscriptions/listen` requests it may hold open, each; one more
+    /// is refused with an Invalid Request error naming the limit.
+    pub max_subscriptions: usize,
 }
 
 impl Default for Limits {
@@ -22,6 +26,7 @@ impl Default for Limits {
             max_inbound_in_flight: 4096,
             max_outbound_in_flight: 4096,
             log_messages_per_second: 100,
+            max_subscriptions: 1024,
         }
     }
 }

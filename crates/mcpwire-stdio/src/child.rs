@@ -1,6 +1,5 @@
 //! `ChildProcess`: the handle on a spawned server, and its shutdown sequence.
 
-use std::io;
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,6 +63,9 @@ pub struct ChildProcess {
     sigterm_grace: Duration,
     /// The task forwarding stderr to `tracing`, when stderr is forwarded.
     stderr_forwarder: Option<JoinHandle<()>>,
+    /// The server's process group (led by the server), until signalled for
+    /// good.
+    group: Option<i32>,
 }
 
 impl ChildProcess {
@@ -75,6 +77,7 @@ impl ChildProcess {
         sigterm_grace: Duration,
         stderr_forwarder: Option<JoinHandle<()>>,
     ) -> Self {
+        let group = child.id().and_then(|pid| i32::try_from(pid).ok());
         Self {
             child,
             stdin,
@@ -82,6 +85,7 @@ impl ChildProcess {
             stdin_close_grace,
             sigterm_grace,
             stderr_forwarder,
+            group,
         }
     }
 
@@ -138,6 +142,14 @@ impl ChildProcess {
     }
 
     async fn escalate(&mut self) -> Result<ShutdownOutcome, ChildError> {
+        let outcome = self.escalate_leader().await;
+        // Whatever the server started and left behind goes with it, once.
+        self.kill_group();
+        self.group = None;
+        outcome
+    }
+
+    async fn escalate_leader(&mut self) -> Result<ShutdownOutcome, ChildError> {
         self.stdin.close();
         if let Ok(status) = timeout(self.stdin_close_grace, self.child.wait()).await {
             let status = status.map_err(ChildError::Wait)?;
@@ -152,11 +164,9 @@ impl ChildProcess {
         }
 
         // The child cannot have been reaped yet (the wait above would have
-        // returned its status), so its pid still names it.
-        if let Some(pid) = self.child.id() {
-            let pid = i32::try_from(pid)
-                .map_err(|_| ChildError::Signal(io::Error::other("process id out of range")))?;
-            match kill(Pid::from_raw(pid), Signal::SIGTERM) {
+        // returned its status), so its pid still names it, and its group.
+        if let Some(group) = self.group {
+            match kill(Pid::from_raw(-group), Signal::SIGTERM) {
                 Ok(()) | Err(Errno::ESRCH) => {}
                 Err(errno) => return Err(ChildError::Signal(errno.into())),
             }
@@ -189,8 +199,20 @@ impl ChildProcess {
     }
 }
 
+impl ChildProcess {
+    /// Sends `SIGKILL` to the server's process group: whatever the server
+    /// started and left behind (a group outlives its leader).
+    fn kill_group(&self) {
+        if let Some(group) = self.group {
+            let _ = kill(Pid::from_raw(-group), Signal::SIGKILL);
+        }
+    }
+}
+
 impl Drop for ChildProcess {
     fn drop(&mut self) {
+        // `kill_on_drop` kills the server; its descendants share its group.
+        self.kill_group();
         // The child itself is killed by `kill_on_drop`; the forwarder would
         // end with the stderr pipe, but a grandchild may hold that open.
         if let Some(forwarder) = self.stderr_forwarder.take() {

@@ -67,7 +67,7 @@ pub enum StderrMode {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StdioClient {
     program: OsString,
     args: Vec<OsString>,
@@ -80,6 +80,33 @@ pub struct StdioClient {
     max_line_length: usize,
     stdin_close_grace: Duration,
     sigterm_grace: Duration,
+}
+
+/// Shows the variables set by name only: their values are often secrets
+/// (API tokens), and `Debug` output ends up in logs.
+impl std::fmt::Debug for StdioClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<String> = self
+            .env
+            .iter()
+            .map(|(key, value)| match value {
+                Some(_) => format!("{}=<redacted>", key.to_string_lossy()),
+                None => format!("-{}", key.to_string_lossy()),
+            })
+            .collect();
+        f.debug_struct("StdioClient")
+            .field("program", &self.program)
+            .field("args", &self.args)
+            .field("clear_env", &self.clear_env)
+            .field("env", &env)
+            .field("current_dir", &self.current_dir)
+            .field("stderr", &self.stderr)
+            .field("server_name", &self.server_name)
+            .field("max_line_length", &self.max_line_length)
+            .field("stdin_close_grace", &self.stdin_close_grace)
+            .field("sigterm_grace", &self.sigterm_grace)
+            .finish()
+    }
 }
 
 impl StdioClient {
@@ -277,7 +304,12 @@ impl StdioClient {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)
-            .kill_on_drop(true);
+            .kill_on_drop(true)
+            // A process group of its own, led by the server: the signals of
+            // `shutdown` and of dropping the handle reach whatever it started
+            // (servers run through `npx` or `uv` are grandchildren), and a
+            // Ctrl-C meant for this process does not hit it first.
+            .process_group(0);
         command
     }
 

@@ -224,6 +224,46 @@ async fn closing_stdin_wakes_a_send_blocked_on_a_child_that_does_not_read() {
     within(server.shutdown()).await.unwrap();
 }
 
+/// Issue 17 item 10: a server started through a launcher (`npx`, `uv`)
+/// is a grandchild; `shutdown` signals the whole process group, so it does
+/// not outlive the launcher as an orphan.
+#[tokio::test]
+async fn shutdown_ends_what_the_server_started_too() {
+    let script = announce_then(
+        "sleep 30 & printf '%s\n' \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"method\\\":\\\"pid-$!\\\"}\";",
+        "wait",
+    );
+    let (mut transport, server) = StdioClient::new("sh")
+        .args(["-c", &script])
+        .stdin_close_grace(SHORT_GRACE)
+        .sigterm_grace(Duration::from_secs(5))
+        .spawn()
+        .unwrap();
+    let grandchild = match within(transport.recv()).await.unwrap().unwrap() {
+        Inbound::Single(Message::Notification(n)) => {
+            n.method.trim_start_matches("pid-").parse::<u32>().unwrap()
+        }
+        other => panic!("{other:?}"),
+    };
+    expect_notification(&mut transport, "ready").await;
+    assert!(process_is_running(grandchild));
+    within(server.shutdown()).await.unwrap();
+    within(async {
+        while process_is_running(grandchild) {
+            sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn debug_output_names_environment_variables_but_not_their_values() {
+    let client = StdioClient::new("server").env("API_TOKEN", "s3cret-value");
+    let shown = format!("{client:?}");
+    assert!(shown.contains("API_TOKEN"), "{shown}");
+    assert!(!shown.contains("s3cret-value"), "{shown}");
+}
+
 #[tokio::test]
 async fn a_dropped_handle_kills_the_child() {
     let (_transport, server) = StdioClient::new("sleep").arg("30").spawn().unwrap();

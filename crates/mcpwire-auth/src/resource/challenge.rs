@@ -11,8 +11,12 @@ use serde_json::json;
 /// Why the layer refuses a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// No bearer token came: 401 without an error code (RFC 6750 §3.1).
+    /// No `Authorization` header came: 401 without an error code (RFC 6750 §3.1).
     Missing,
+    /// An `Authorization` header came that is not a well-formed bearer
+    /// credential (another scheme, no token, not text): 400
+    /// `invalid_request` (AUTH-57, RFC 6750 §3.1).
+    Malformed,
     /// A token came and is not good: 401 `invalid_token`.
     InvalidToken(String),
     /// The token lacks scopes: 403 `insufficient_scope`.
@@ -45,6 +49,13 @@ pub(crate) fn challenge(refusal: &Refusal, metadata_url: &str, scopes: &[String]
     let mut params = Vec::new();
     match refusal {
         Refusal::Missing => {}
+        Refusal::Malformed => {
+            params.push(format!("error={}", quoted("invalid_request")));
+            params.push(format!(
+                "error_description={}",
+                quoted("the Authorization header must be `Bearer <token>`")
+            ));
+        }
         Refusal::InvalidToken(description) => {
             params.push(format!("error={}", quoted("invalid_token")));
             params.push(format!("error_description={}", quoted(description)));
@@ -64,7 +75,7 @@ pub(crate) fn challenge(refusal: &Refusal, metadata_url: &str, scopes: &[String]
     format!("Bearer {}", params.join(", "))
 }
 
-/// The 401 or 403 response for `refusal`.
+/// The 400, 401 or 403 response for `refusal`.
 pub(crate) fn refusal_response(
     refusal: &Refusal,
     metadata_url: &str,
@@ -74,6 +85,11 @@ pub(crate) fn refusal_response(
         Refusal::Missing => (
             StatusCode::UNAUTHORIZED,
             json!({"error": "unauthorized", "error_description": "a bearer token is required"}),
+        ),
+        Refusal::Malformed => (
+            StatusCode::BAD_REQUEST,
+            json!({"error": "invalid_request",
+                "error_description": "the Authorization header must be `Bearer <token>`"}),
         ),
         Refusal::InvalidToken(description) => (
             StatusCode::UNAUTHORIZED,

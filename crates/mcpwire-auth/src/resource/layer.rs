@@ -157,11 +157,19 @@ impl<S> std::fmt::Debug for BearerAuth<S> {
 
 /// The bearer token of an `Authorization` header, if it has one (the scheme
 /// is case-insensitive, RFC 9110 §11.1).
-fn bearer_token(request: &http::HeaderMap) -> Option<&str> {
-    let value = request.get(AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
+/// The bearer token of `request`: [`Refusal::Missing`] without an
+/// `Authorization` header, [`Refusal::Malformed`] when it is not a
+/// well-formed bearer credential (AUTH-57: 400, not the 401 of a missing one).
+fn bearer_token(request: &http::HeaderMap) -> Result<&str, Refusal> {
+    let value = request.get(AUTHORIZATION).ok_or(Refusal::Missing)?;
+    let value = value.to_str().map_err(|_| Refusal::Malformed)?;
+    let (scheme, token) = value.trim().split_once(' ').ok_or(Refusal::Malformed)?;
     let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    // RFC 6750 §2.1: one b64token, no spaces inside.
+    let well_formed = scheme.eq_ignore_ascii_case("bearer")
+        && !token.is_empty()
+        && !token.contains(char::is_whitespace);
+    well_formed.then_some(token).ok_or(Refusal::Malformed)
 }
 
 fn now_seconds() -> u64 {
@@ -173,7 +181,7 @@ fn now_seconds() -> u64 {
 impl Settings {
     /// Checks the token of `headers`: the identity, or why it is refused.
     async fn admit(&self, headers: &http::HeaderMap) -> Result<AuthContext, Refusal> {
-        let token = bearer_token(headers).ok_or(Refusal::Missing)?;
+        let token = bearer_token(headers)?;
         let identity = self
             .verifier
             .verify(token)
@@ -276,10 +284,15 @@ mod tests {
             map.insert(AUTHORIZATION, value.parse().unwrap());
             map
         };
-        assert_eq!(bearer_token(&headers("Bearer abc")), Some("abc"));
-        assert_eq!(bearer_token(&headers("bearer abc")), Some("abc"));
-        assert_eq!(bearer_token(&headers("Basic abc")), None);
-        assert_eq!(bearer_token(&headers("Bearer ")), None);
-        assert_eq!(bearer_token(&http::HeaderMap::new()), None);
+        assert_eq!(bearer_token(&headers("Bearer abc")), Ok("abc"));
+        assert_eq!(bearer_token(&headers("bearer abc")), Ok("abc"));
+        // AUTH-57: a present but malformed credential is told from a missing one.
+        assert_eq!(bearer_token(&headers("Basic abc")), Err(Refusal::Malformed));
+        assert_eq!(bearer_token(&headers("Bearer ")), Err(Refusal::Malformed));
+        assert_eq!(
+            bearer_token(&headers("Bearer a b")),
+            Err(Refusal::Malformed)
+        );
+        assert_eq!(bearer_token(&http::HeaderMap::new()), Err(Refusal::Missing));
     }
 }

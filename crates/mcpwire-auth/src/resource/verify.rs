@@ -231,12 +231,17 @@ impl JwtVerifier {
         // The layer checks the audience against its own resource identifier.
         validation.validate_aud = false;
         validation.set_required_spec_claims(&["exp"]);
+        // A token not valid yet (`nbf` ahead, beyond the leeway) is refused.
+        validation.validate_nbf = true;
         if let Some(issuer) = &self.issuer {
             validation.set_issuer(&[issuer]);
         }
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation).map_err(
             |error| match error.kind() {
                 jsonwebtoken::errors::ErrorKind::ExpiredSignature => VerifyError::Expired,
+                jsonwebtoken::errors::ErrorKind::ImmatureSignature => {
+                    VerifyError::Invalid("the token is not valid yet (nbf)".to_owned())
+                }
                 _ => VerifyError::Invalid(format!("the token does not verify: {error}")),
             },
         )?;
@@ -247,5 +252,42 @@ impl JwtVerifier {
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthContext, VerifyError>> {
         Box::pin(self.verify_jwt(token))
+    }
+}
+
+#[cfg(all(test, feature = "authorization-server"))]
+mod tests {
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    use super::*;
+    use crate::authorization_server::AuthorizationServer;
+
+    const ISSUER: &str = "https://as.example";
+
+    fn now() -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs())
+    }
+
+    /// Issue 17 item 9: a token whose `nbf` lies ahead is refused, one whose
+    /// `nbf` has passed is accepted.
+    #[tokio::test]
+    async fn a_token_not_valid_yet_is_refused() {
+        let server = AuthorizationServer::builder(ISSUER).build().unwrap();
+        let verifier = JwtVerifier::new(Arc::new(server.clone())).issuer(ISSUER);
+        let token = |nbf: u64| {
+            let claims = serde_json::json!({
+                "iss": ISSUER, "sub": "alice", "exp": now() + 600, "nbf": nbf,
+            });
+            server.keys().sign(&claims).unwrap()
+        };
+        let early = verifier.verify(&token(now() + 300)).await;
+        assert!(
+            matches!(&early, Err(VerifyError::Invalid(reason)) if reason.contains("nbf")),
+            "{early:?}"
+        );
+        let ready = verifier.verify(&token(now() - 10)).await;
+        assert!(ready.is_ok(), "{ready:?}");
     }
 }

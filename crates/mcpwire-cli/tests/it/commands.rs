@@ -128,6 +128,10 @@ fn usage_errors_exit_2() {
         vec!["inspect"],
         vec!["no-such-command"],
         vec!["bridge", "--listen", "127.0.0.1:0"],
+        // Issue 17 item 7: no unauthenticated bridge beyond loopback (the
+        // check runs before anything is bound).
+        vec!["bridge", "--listen", "0.0.0.0:0", "--", "cat"],
+        vec!["bridge", "--listen", "[::]:0", "--", "cat"],
     ] {
         let out = run(&args);
         assert_eq!(out.code(), Some(2), "{args:?}: {out:?}");

@@ -179,3 +179,93 @@ fn bridge_stdio_exposes_an_http_server_as_a_stdio_server() {
     );
     assert_eq!(out.json()["serverInfo"]["name"], "mcpwire-demo");
 }
+
+/// Sends one raw HTTP/1.1 request to the bridge and returns the response
+/// head and body as text (the connection is closed by the request).
+fn raw_request(address: &str, method: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut text = format!("{method} /mcp HTTP/1.1\r\nhost: {address}\r\nconnection: close\r\n");
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(text.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// Issue 17 item 7: `--max-children` caps the server processes running at
+/// once; a session past the cap waits until one ends.
+#[test]
+fn the_bridge_runs_at_most_max_children_servers_at_once() {
+    let bridge = Bridge::start(&["--max-children", "1"]);
+    let address = bridge.address();
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let post = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    let first = raw_request(&address, "POST", &post, initialize);
+    let session = first
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("no session: {first}"));
+    // A second session waits for the only slot.
+    let second = {
+        let address = address.clone();
+        std::thread::spawn(move || raw_request(&address, "POST", &post, initialize))
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        !second.is_finished(),
+        "a second server ran beside the first"
+    );
+    let ended = raw_request(
+        &address,
+        "DELETE",
+        &[("mcp-session-id", session.trim())],
+        "",
+    );
+    assert!(ended.starts_with("HTTP/1.1 200"), "{ended}");
+    let second = second.join().unwrap();
+    assert!(second.starts_with("HTTP/1.1 200"), "{second}");
+    drop(bridge);
+}
+
+/// Issue 17 item 7: a stateless POST of notifications only is answered
+/// 202 by the bridge itself, without starting a server process (each
+/// process the bridge starts would leave a line in `started`).
+#[test]
+fn a_notification_post_starts_no_server() {
+    let dir = crate::support::temp_dir("bridge-notification");
+    let started = dir.join("started");
+    let script = format!("echo started >> '{}'; exec cat", started.display());
+    let bridge = Bridge::start_command(&[], &["sh", "-c", &script]);
+    let address = bridge.address();
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+    ];
+    let notification =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    for _ in 0..3 {
+        let answer = raw_request(&address, "POST", &headers, notification);
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    }
+    // Generous: a process the bridge started would have written within it.
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        !started.exists(),
+        "a server process was started for notifications"
+    );
+    drop(bridge);
+}

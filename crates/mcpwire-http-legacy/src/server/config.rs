@@ -16,6 +16,7 @@ pub struct Config {
     pub(crate) hosts: HostPolicy,
     pub(crate) origins: OriginPolicy,
     pub(crate) max_body: usize,
+    pub(crate) body_read_timeout: Duration,
     pub(crate) keep_alive: Option<Duration>,
     pub(crate) idle_timeout: Option<Duration>,
     pub(crate) send_timeout: Duration,
@@ -32,6 +33,7 @@ impl Default for Config {
             hosts: HostPolicy::Auto,
             origins: OriginPolicy::Auto,
             max_body: 4 * 1024 * 1024,
+            body_read_timeout: Duration::from_secs(30),
             keep_alive: Some(Duration::from_secs(15)),
             idle_timeout: Some(Duration::from_secs(30 * 60)),
             send_timeout: Duration::from_secs(10),
@@ -84,6 +86,15 @@ impl Config {
     #[must_use]
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body = bytes;
+        self
+    }
+
+    /// How long a POST body may take to arrive once its head has (default
+    /// 30 s); a slower one gets 408, so that a client trickling its body
+    /// cannot hold the request forever.
+    #[must_use]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
         self
     }
 

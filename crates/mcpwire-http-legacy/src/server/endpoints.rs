@@ -105,7 +105,14 @@ where
             "the Content-Type must be application/json",
         );
     }
-    let bytes = match read_limited(&parts.headers, body, config.max_body).await {
+    let reading = read_limited(&parts.headers, body, config.max_body);
+    let Ok(read) = tokio::time::timeout(config.body_read_timeout, reading).await else {
+        return refusal(
+            StatusCode::REQUEST_TIMEOUT,
+            "the body did not arrive in time",
+        );
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(error @ ReadError::TooLarge { .. }) => {
             return refusal(StatusCode::PAYLOAD_TOO_LARGE, &error.to_string());

@@ -9,7 +9,7 @@ use http::request::Parts;
 
 use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, sse};
 use super::names::{LAST_EVENT_ID, SESSION_ID};
-use super::post::{check_version_header, store_failed};
+use super::post::{caller_of, check_version_header, store_failed};
 use super::reader::{SseState, StreamGuard, has_polling, parse_event_id};
 use super::security::accepts;
 use super::service::Shared;
@@ -52,11 +52,13 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
     }
     let id = session_of(parts).map_err(|refused| *refused)?;
     check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
+    let caller = caller_of(&parts.extensions);
     let record = config
         .sessions
         .touch(&id, config.idle_timeout)
         .await
         .map_err(|e| store_failed(&e))?
+        .filter(|record| record.admits(caller.as_deref()))
         .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
     let resume = parts
         .headers
@@ -150,6 +152,15 @@ pub(crate) async fn handle_delete(shared: &Arc<Shared>, parts: &Parts) -> HttpRe
     };
     if let Err(response) = check_version_header(shared, &parts.headers) {
         return *response;
+    }
+    // Only the identity that created a bound session may end it.
+    let caller = caller_of(&parts.extensions);
+    match config.sessions.get(&id).await {
+        Ok(Some(record)) if !record.admits(caller.as_deref()) => {
+            return empty(StatusCode::NOT_FOUND);
+        }
+        Ok(_) => {}
+        Err(error) => return store_failed(&error),
     }
     match config.sessions.remove(&id).await {
         Ok(true) => {

@@ -52,6 +52,7 @@ pub struct MemorySessionStore {
 #[derive(Debug)]
 struct SessionEntry {
     version: Option<ProtocolVersion>,
+    owner: Option<String>,
     deadline: Instant,
     next_stream: u64,
 }
@@ -67,6 +68,7 @@ impl SessionStore for MemorySessionStore {
     fn create(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, ()> {
         let entry = SessionEntry {
             version: None,
+            owner: None,
             deadline: Instant::now() + idle,
             next_stream: 1,
         };
@@ -82,7 +84,7 @@ impl SessionStore for MemorySessionStore {
             Some(entry) if entry.deadline <= now => None,
             Some(entry) => {
                 entry.deadline = now + idle;
-                Some(SessionRecord::new(id.clone(), entry.version))
+                Some(SessionRecord::new(id.clone(), entry.version).owned_by(entry.owner.clone()))
             }
             None => None,
         };
@@ -94,8 +96,17 @@ impl SessionStore for MemorySessionStore {
         let record = lock(&self.sessions)
             .get(id)
             .filter(|entry| entry.deadline > now)
-            .map(|entry| SessionRecord::new(id.clone(), entry.version));
+            .map(|entry| {
+                SessionRecord::new(id.clone(), entry.version).owned_by(entry.owner.clone())
+            });
         Box::pin(async move { Ok(record) })
+    }
+
+    fn set_owner(&self, id: &SessionId, owner: &str) -> StoreFuture<'_, ()> {
+        if let Some(entry) = lock(&self.sessions).get_mut(id) {
+            entry.owner = Some(owner.to_owned());
+        }
+        Box::pin(async { Ok(()) })
     }
 
     fn set_version(&self, id: &SessionId, version: ProtocolVersion) -> StoreFuture<'_, ()> {

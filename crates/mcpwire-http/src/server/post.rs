@@ -20,7 +20,7 @@ use super::reader::{Outgoing, StreamGuard, respond};
 use super::security::{accepts_json_and_sse, is_json_content};
 use super::service::Shared;
 use super::stateless;
-use super::store::{Envelope, PostExtensions, SessionId, StoreError, StreamKey};
+use super::store::{Envelope, PostExtensions, RequestIdentity, SessionId, StoreError, StreamKey};
 use super::transport::SessionTransport;
 use super::writer::session_halves;
 
@@ -190,6 +190,13 @@ where
     })
 }
 
+/// The identity a request carries, as sessions are bound to it.
+pub(crate) fn caller_of(extensions: &http::Extensions) -> Option<String> {
+    extensions
+        .get::<RequestIdentity>()
+        .map(RequestIdentity::owner_key)
+}
+
 /// A store or bus failure.
 pub(crate) fn store_failed(error: &StoreError) -> HttpResponse {
     tracing::warn!(%error, "session state failed");
@@ -235,6 +242,13 @@ async fn create_session(
         .create(&id, config.idle_timeout)
         .await
         .map_err(|e| store_failed(&e))?;
+    if let Some(owner) = caller_of(&extensions) {
+        config
+            .sessions
+            .set_owner(&id, &owner)
+            .await
+            .map_err(|e| store_failed(&e))?;
+    }
     config
         .events
         .create_session(&id)
@@ -264,6 +278,7 @@ async fn session_post(
     created: Option<SessionId>,
     extensions: http::Extensions,
 ) -> Result<HttpResponse, HttpResponse> {
+    let caller = caller_of(&extensions);
     let extensions = PostExtensions(Some(Arc::new(extensions)));
     let config = &shared.config;
     let record = config
@@ -271,6 +286,9 @@ async fn session_post(
         .touch(&id, config.idle_timeout)
         .await
         .map_err(|e| store_failed(&e))?
+        // Another identity gets what an unknown id gets: nothing tells it
+        // the session exists.
+        .filter(|record| record.admits(caller.as_deref()))
         .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
     let batch = matches!(inbound, Inbound::Batch(_));
     // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is

@@ -124,12 +124,35 @@ pub struct SessionRecord {
     pub id: SessionId,
     /// The revision `initialize` negotiated, once the answer went out.
     pub version: Option<ProtocolVersion>,
+    /// Who created the session, when its `initialize` carried a
+    /// [`RequestIdentity`] ([`RequestIdentity::owner_key`]): only the same
+    /// identity may use the session afterwards.
+    pub owner: Option<String>,
 }
 
 impl SessionRecord {
     /// A record of `id` with the negotiated `version`, if known.
     pub fn new(id: SessionId, version: Option<ProtocolVersion>) -> Self {
-        Self { id, version }
+        Self {
+            id,
+            version,
+            owner: None,
+        }
+    }
+
+    /// With the identity the session is bound to.
+    #[must_use]
+    pub fn owned_by(mut self, owner: Option<String>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether a request carrying `caller` (its [`RequestIdentity::owner_key`])
+    /// may use the session: anyone when the session is bound to nobody,
+    /// otherwise only the identity that created it. A session id is not
+    /// authentication (SEC-10): a leaked one is useless to another user.
+    pub fn admits(&self, caller: Option<&str>) -> bool {
+        self.owner.is_none() || self.owner.as_deref() == caller
     }
 }
 
@@ -153,6 +176,15 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Records the revision `initialize` negotiated.
     fn set_version(&self, id: &SessionId, version: ProtocolVersion) -> StoreFuture<'_, ()>;
+
+    /// Binds the session to the identity that created it, which its
+    /// records then carry in [`SessionRecord::owner`]. The default keeps
+    /// nothing, so that sessions of a store that does not implement it are
+    /// bound to nobody (`docs/security.md` lists the stores that do).
+    fn set_owner(&self, id: &SessionId, owner: &str) -> StoreFuture<'_, ()> {
+        let _ = (id, owner);
+        Box::pin(async { Ok(()) })
+    }
 
     /// Allocates the number of a new stream of the session (1, 2, ...; 0 is
     /// the standalone GET stream); `None` when the session is gone. Numbers
@@ -421,6 +453,16 @@ pub struct RequestIdentity {
 }
 
 impl RequestIdentity {
+    /// What a session created with this identity is bound to: the subject
+    /// and the client, so that neither another user nor another client of
+    /// the same user can take the session over.
+    pub fn owner_key(&self) -> String {
+        match &self.client_id {
+            Some(client) => format!("{}\n{client}", self.subject),
+            None => self.subject.clone(),
+        }
+    }
+
     /// The identity of `subject`, with no client, scopes or claims.
     pub fn new(subject: impl Into<String>) -> Self {
         Self {

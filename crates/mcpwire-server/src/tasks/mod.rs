@@ -58,6 +58,7 @@ pub struct TaskOptions {
     max_ttl: Duration,
     poll_interval: Duration,
     requestor: Option<Arc<Requestor>>,
+    max_per_requestor: usize,
 }
 
 /// Names the requestor of a request from what its transport learned (see
@@ -70,6 +71,7 @@ impl std::fmt::Debug for TaskOptions {
             .field("default_ttl", &self.default_ttl)
             .field("max_ttl", &self.max_ttl)
             .field("poll_interval", &self.poll_interval)
+            .field("max_per_requestor", &self.max_per_requestor)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +92,7 @@ impl TaskOptions {
             max_ttl: Duration::from_secs(86_400),
             poll_interval: Duration::from_millis(500),
             requestor: None,
+            max_per_requestor: 1000,
         }
     }
 
@@ -125,6 +128,16 @@ impl TaskOptions {
     /// The longest `ttl` granted, whatever the client asks (TASK-50).
     pub fn max_ttl(mut self, ttl: Duration) -> Self {
         self.max_ttl = ttl;
+        self
+    }
+
+    /// The most unexpired tasks one requestor may hold (default 1,000):
+    /// the tasks of one session, of one named requestor
+    /// ([`TaskOptions::requestor`]), or, together, the unbound ones. One
+    /// more `tools/call` asking for a task is refused with an Invalid
+    /// Request error naming the limit, until some expire.
+    pub fn max_tasks_per_requestor(mut self, max: usize) -> Self {
+        self.max_per_requestor = max.max(1);
         self
     }
 

@@ -312,6 +312,22 @@ impl Tasks {
         if let Err(error) = self.store().purge_expired(now).await {
             tracing::debug!(%error, "expired tasks not purged");
         }
+        let limit = self.options.max_per_requestor;
+        let held = self
+            .store()
+            .count_owned(owner.clone(), limit, now)
+            .await
+            .map_err(|error| ErrorObject::internal_error(error.to_string()))?;
+        if held >= limit {
+            let error = ErrorObject::invalid_request(format!(
+                "this requestor holds the most tasks allowed ({limit}); wait for some to expire"
+            ));
+            // A map of one number always serializes.
+            return Err(error
+                .clone()
+                .with_data(&serde_json::json!({ "limit": limit }))
+                .unwrap_or(error));
+        }
         let task_id = new_task_id().map_err(ErrorObject::internal_error)?;
         let mut record = TaskRecord::new(task_id, "tools/call", now);
         record.owner = owner;
@@ -401,6 +417,9 @@ impl Tasks {
                     return self.record(task_id, change, None).await;
                 }
             };
+            if let Some(error) = input.unfulfillable(version.has_multi_round_trip()) {
+                return self.record(task_id, failure(&error), None).await;
+            }
             let (requests, state) = input.into_parts();
             if requests.is_empty() {
                 let error =

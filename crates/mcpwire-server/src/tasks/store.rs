@@ -1,7 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait (async, over serialisable
 //! records, so that instances can share a store) and the in-memory default.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, PoisonError};
 
 use crate::BoxFuture;
@@ -70,6 +70,21 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Deletes the records expired at `now_ms`; returns how many went.
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>>;
+
+    /// How many unexpired tasks `owner` holds, counted up to `limit` (a
+    /// result of `limit` means "at least"), for the per-requestor cap
+    /// ([`TaskOptions::max_tasks_per_requestor`](crate::tasks::TaskOptions::max_tasks_per_requestor)).
+    /// The default counts a page of [`list`](Self::list), which also holds
+    /// the unbound tasks `owner` may see; a store should count exactly.
+    fn count_owned(
+        &self,
+        owner: Option<String>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<Result<usize, TaskStoreError>> {
+        let page = self.list(owner, None, limit, now_ms);
+        Box::pin(async move { Ok(page.await?.tasks.len()) })
+    }
 }
 
 /// The default store: records in this process's memory, lost on restart
@@ -79,6 +94,16 @@ pub struct InMemoryTaskStore {
     /// By creation order then id, so that listing pages are stable.
     records: Mutex<BTreeMap<(u64, String), TaskRecord>>,
     keys: Mutex<BTreeMap<String, u64>>,
+    /// The expiry of every record with a ttl, soonest first, and how many
+    /// records each owner holds: purging costs what it removes, not a scan
+    /// of every record, and counting an owner's tasks costs nothing.
+    index: Mutex<Index>,
+}
+
+#[derive(Debug, Default)]
+struct Index {
+    expiry: BTreeSet<(u64, u64, String)>,
+    owned: HashMap<Option<String>, usize>,
 }
 
 impl InMemoryTaskStore {
@@ -97,6 +122,37 @@ impl InMemoryTaskStore {
         let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
         f(&mut records, &mut keys)
     }
+
+    fn index(&self) -> std::sync::MutexGuard<'_, Index> {
+        self.index.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Removes the records expired at `now_ms`, soonest first.
+    fn purge(&self, now_ms: u64) -> usize {
+        self.with(|records, keys| {
+            let mut index = self.index();
+            let mut purged = 0;
+            while let Some(first) = index.expiry.first() {
+                if first.0 > now_ms {
+                    break;
+                }
+                let Some((_, created, id)) = index.expiry.pop_first() else {
+                    break;
+                };
+                keys.remove(&id);
+                if let Some(record) = records.remove(&(created, id)) {
+                    purged += 1;
+                    if let Some(count) = index.owned.get_mut(&record.owner) {
+                        *count = count.saturating_sub(1);
+                        if *count == 0 {
+                            index.owned.remove(&record.owner);
+                        }
+                    }
+                }
+            }
+            purged
+        })
+    }
 }
 
 impl TaskStore for InMemoryTaskStore {
@@ -106,6 +162,14 @@ impl TaskStore for InMemoryTaskStore {
                 return Err(TaskStoreError::Duplicate(record.task_id.clone()));
             }
             keys.insert(record.task_id.clone(), record.created_at_ms);
+            let mut index = self.index();
+            if let Some(ttl) = record.ttl_ms {
+                let expires = record.created_at_ms.saturating_add(ttl);
+                index
+                    .expiry
+                    .insert((expires, record.created_at_ms, record.task_id.clone()));
+            }
+            *index.owned.entry(record.owner.clone()).or_default() += 1;
             records.insert((record.created_at_ms, record.task_id.clone()), record);
             Ok(())
         });
@@ -174,13 +238,19 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
-        let purged = self.with(|records, keys| {
-            let before = records.len();
-            records.retain(|_, r| !r.is_expired(now_ms));
-            keys.retain(|id, created| records.contains_key(&(*created, id.clone())));
-            before - records.len()
-        });
+        let purged = self.purge(now_ms);
         Box::pin(std::future::ready(Ok(purged)))
+    }
+
+    fn count_owned(
+        &self,
+        owner: Option<String>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<Result<usize, TaskStoreError>> {
+        self.purge(now_ms);
+        let count = self.index().owned.get(&owner).copied().unwrap_or(0);
+        Box::pin(std::future::ready(Ok(count.min(limit))))
     }
 }
 
@@ -208,6 +278,35 @@ mod tests {
     async fn a_duplicate_id_is_refused() {
         let store = InMemoryTaskStore::new();
         store_contract::task_store_refuses_a_duplicate_id(&store).await;
+    }
+
+    #[tokio::test]
+    async fn purging_costs_what_it_removes_and_owners_are_counted() {
+        let store = InMemoryTaskStore::new();
+        // 50,000 live tasks and one creation after another: the purge at
+        // each creation used to visit every record (O(n) per creation).
+        let start = std::time::Instant::now();
+        for n in 0..50_000_u64 {
+            let mut record = TaskRecord::new(format!("t{n}"), "tools/call", n);
+            record.owner = Some(if n % 2 == 0 { "a" } else { "b" }.to_owned());
+            record.ttl_ms = Some(if n < 10 { 5 } else { 1_000_000 });
+            store.create(record).await.unwrap();
+            store.purge_expired(n).await.unwrap();
+        }
+        // Generous: a debug build does this in well under a second.
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        let count = |owner: &str| store.count_owned(Some(owner.to_owned()), usize::MAX, 50_000);
+        // The ten short-lived ones (five each) expired and were purged.
+        assert_eq!(count("a").await.unwrap(), 24_995);
+        assert_eq!(count("b").await.unwrap(), 24_995);
+        assert_eq!(store.count_owned(None, 10, 50_000).await.unwrap(), 0);
+        assert_eq!(
+            store
+                .count_owned(Some("a".to_owned()), 10, 50_000)
+                .await
+                .unwrap(),
+            10
+        );
     }
 
     #[tokio::test]
