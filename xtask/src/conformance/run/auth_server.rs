@@ -63,11 +63,13 @@ fn http_get(url: &str) -> Result<(u16, Option<String>), String> {
         .set_read_timeout(Some(REQUEST_TIMEOUT))
         .and_then(|()| stream.set_write_timeout(Some(REQUEST_TIMEOUT)))
         .map_err(|error| error.to_string())?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|error| format!("cannot send to {url}: {error}"))?;
+    // One write: `write!` would send the request in fragments, and a
+    // server that answers after its first read and closes would then reset
+    // the connection over the unread rest.
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|error| format!("cannot send to {url}: {error}"))?;
     let mut response = String::new();
     stream
         .take(RESPONSE_LIMIT)
@@ -213,9 +215,18 @@ mod tests {
         let address = listener.local_addr().unwrap();
         let server = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
-            let mut request = [0u8; 1024];
-            let read = stream.read(&mut request).unwrap();
-            let text = String::from_utf8_lossy(&request[..read]).into_owned();
+            // Read the whole head (bounded), so that closing the socket
+            // never resets the client over unread bytes.
+            let mut request = Vec::new();
+            let mut chunk = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 64 * 1024 {
+                let read = stream.read(&mut chunk).unwrap();
+                if read == 0 {
+                    break;
+                }
+                request.extend_from_slice(&chunk[..read]);
+            }
+            let text = String::from_utf8_lossy(&request).into_owned();
             stream
                 .write_all(b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/callback?code=x\r\nContent-Length: 0\r\n\r\n")
                 .unwrap();
