@@ -8,7 +8,8 @@
 //! nothing to notifications; refuses unknown methods (-32601), unknown
 //! tools (-32602) and unparsable lines (-32700).
 //!
-//! `lean-mcp --stdio` serves stdin/stdout and exits when stdin ends.
+//! `lean-mcp --stdio` serves stdin/stdout with blocking reads on its main
+//! thread (no runtime) and exits when stdin ends.
 //! `lean-mcp --http ADDR [--sse] [--threads N]` serves Streamable HTTP on
 //! plain hyper HTTP/1.1 with `TCP_NODELAY` (sessions by `Mcp-Session-Id`,
 //! 404 for an unknown one, 202 for notifications, DELETE ends a session,
@@ -32,7 +33,6 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// The revisions of the handshake era this server negotiates.
 const HANDSHAKE: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -118,30 +118,30 @@ fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
-/// Serves stdin/stdout until stdin ends; answers are flushed whenever no
-/// more input is already buffered, so pipelined calls leave in batches.
-async fn serve_stdio() -> std::io::Result<()> {
-    let mut input = BufReader::with_capacity(256 * 1024, tokio::io::stdin());
-    let mut stdout = tokio::io::stdout();
-    let mut output = Vec::with_capacity(256 * 1024);
+/// Serves stdin/stdout until stdin ends, on the calling thread with
+/// blocking reads, as the leanest stdio server would (the pipes need no
+/// runtime); answers are flushed whenever no more input is already
+/// buffered, so pipelined calls leave in batches.
+fn serve_stdio() -> std::io::Result<()> {
+    use std::io::{BufRead, Write};
+    let stdin = std::io::stdin();
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, stdin.lock());
+    let mut output = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout().lock());
     let mut line = Vec::with_capacity(128 * 1024);
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line).await? == 0 {
+        if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
         if let Some(answer) = answer(line.trim_ascii()) {
-            output.extend_from_slice(&answer);
-            output.push(b'\n');
+            output.write_all(&answer)?;
+            output.write_all(b"\n")?;
         }
-        if input.buffer().is_empty() && !output.is_empty() {
-            stdout.write_all(&output).await?;
-            stdout.flush().await?;
-            output.clear();
+        if input.buffer().is_empty() {
+            output.flush()?;
         }
     }
-    stdout.write_all(&output).await?;
-    stdout.flush().await
+    output.flush()
 }
 
 /// The open sessions and how new ids are made.
@@ -281,6 +281,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let at = args.iter().position(|arg| arg == flag)?;
         args.get(at + 1).cloned()
     };
+    let Some(address) = option("--http") else {
+        return serve_stdio().map_err(Into::into);
+    };
     let threads = option("--threads")
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(0);
@@ -296,13 +299,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         builder.enable_all().build()?
     };
     let sse = args.iter().any(|arg| arg == "--sse");
-    let outcome = runtime.block_on(async {
-        match option("--http") {
-            Some(address) => serve_http(&address, sse).await,
-            None => serve_stdio().await,
-        }
-    });
-    // tokio's stdin is read on a blocking thread: leave without waiting.
-    runtime.shutdown_timeout(std::time::Duration::from_millis(10));
-    outcome.map_err(Into::into)
+    runtime
+        .block_on(serve_http(&address, sse))
+        .map_err(Into::into)
 }
