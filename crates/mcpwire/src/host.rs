@@ -95,8 +95,13 @@ impl CatalogParamHeaders {
 #[cfg(feature = "http")]
 impl mcpwire_http::server::ToolParamHeaders for CatalogParamHeaders {
     fn lookup(&self, tool: &str) -> Option<std::sync::Arc<[mcpwire_http::server::ParamHeader]>> {
-        self.server.with_tool(tool, |tool| {
-            mcpwire_http::server::object_param_headers(&tool.input_schema).into()
-        })
+        // Most tools annotate nothing: answer `None` (nothing to check)
+        // rather than allocate an empty list on every call.
+        self.server
+            .with_tool(tool, |tool| {
+                mcpwire_http::server::object_param_headers(&tool.input_schema)
+            })
+            .filter(|headers| !headers.is_empty())
+            .map(Into::into)
     }
 }
