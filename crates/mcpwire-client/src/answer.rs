@@ -52,8 +52,8 @@ impl Answerer<'_> {
         }
     }
 
-    /// Sampling: the capability for tools (SAMP-05), then the request
-    /// review, the model, and the result review (SAMP-02).
+    /// Sampling: the capability for tools (SAMP-05), the order of tool
+    /// blocks (SAMP-07..10), then the request review, the model, and the result review (SAMP-02).
     pub(crate) async fn create_message(
         self,
         params: CreateMessageRequestParams,
@@ -69,6 +69,11 @@ impl Answerer<'_> {
                 "this client did not declare sampling.tools: tools and toolChoice are not accepted",
             ));
         }
+        // SAMP-07, SAMP-08, SAMP-10 bind both sides: a request whose
+        // tool_use / tool_result blocks are out of order never reaches the
+        // user or the model.
+        mcpwire_types::check_tool_ordering(&params.messages)
+            .map_err(|error| ErrorObject::new(ErrorCode::INVALID_PARAMS, error.detail))?;
         let params = self
             .handler
             .review_sampling_request(params, context.clone())

@@ -42,8 +42,8 @@ impl Context {
         options: RequestOptions,
     ) -> Result<CreateMessageResult, PeerRequestError> {
         check_include_context(&params, self)?;
-        crate::sampling_order::check_tool_ordering(&params.messages)
-            .map_err(PeerRequestError::InvalidSamplingMessages)?;
+        mcpwire_types::check_tool_ordering(&params.messages)
+            .map_err(|error| PeerRequestError::InvalidSamplingMessages(error.detail))?;
         match self
             .request(ServerRequest::CreateMessage(Box::new(params)), options)
             .await?

@@ -378,6 +378,14 @@ impl Server {
         let mut missing = input.missing;
         let mut requests = InputRequests::new();
         for (key, request) in input.requests.0 {
+            // SAMP-07..10: a sampling request out of order is the handler's
+            // mistake; it is never sent, in this era as in the handshake
+            // ones (where `Peer::create_message` refuses it).
+            if let InputRequestKind::CreateMessage(params) = &request.kind {
+                mcpwire_types::check_tool_ordering(&params.messages).map_err(|error| {
+                    HandlerError::Internal(format!("input request {key:?}: {error}"))
+                })?;
+            }
             if allowed.permits(&request) {
                 requests.insert(key, request);
                 continue;

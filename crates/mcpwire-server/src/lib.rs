@@ -61,7 +61,6 @@ mod listen;
 mod outbox;
 mod request_state;
 mod roots;
-mod sampling_order;
 pub mod schema;
 mod server;
 pub mod skills;

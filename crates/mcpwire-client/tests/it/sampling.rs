@@ -257,3 +257,62 @@ impl ClientHandler for Shared {
         self.0.review_sampling_result(result, context)
     }
 }
+
+/// A request whose `tool_result` answers no earlier `tool_use` (SAMP-10).
+fn disordered_request() -> Value {
+    json!({
+        "messages": [
+            {"role": "user", "content": {"type": "text", "text": "hi"}},
+            {"role": "user", "content": {"type": "tool_result", "toolUseId": "ghost", "content": []}}
+        ],
+        "maxTokens": 5
+    })
+}
+
+#[tokio::test]
+async fn tool_blocks_out_of_order_never_reach_the_model_samp_07_08_10() {
+    bounded(async {
+        // The client side: a server that sends such a request gets -32602,
+        // and the host's model is never called.
+        let server = sampling_server(rich_request());
+        let host = std::sync::Arc::new(Host::default());
+        let client = Client::builder(sampling_config(ProtocolVersion::V2026_07_28, true))
+            .handler(Shared(host.clone()))
+            .connect(serve(&server))
+            .await
+            .unwrap();
+        let input: InputRequiredResult = serde_json::from_value(json!({
+            "resultType": "input_required",
+            "inputRequests": {"q": {"method": "sampling/createMessage", "params": disordered_request()}}
+        }))
+        .unwrap();
+        match client.fulfil_input(&input).await {
+            Err(ClientError::InputFailed { error, .. }) => {
+                assert_eq!(error.code.code(), -32602);
+                assert!(error.message.contains("SAMP-10"), "{}", error.message);
+            }
+            other => panic!("expected InputFailed, got {other:?}"),
+        }
+        assert!(host.seen.lock().unwrap().is_empty());
+        client.close().await;
+        // The server side, in both eras: the handler's request is never
+        // sent; the call fails with an error naming the rule.
+        for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+            let server = sampling_server(disordered_request());
+            let host = std::sync::Arc::new(Host::default());
+            let client = Client::builder(sampling_config(version, true))
+                .handler(Shared(host.clone()))
+                .connect(serve(&server))
+                .await
+                .unwrap();
+            let error = client
+                .call_tool_with_input(CallToolRequestParams::new("ask"))
+                .await
+                .unwrap_err();
+            assert!(error.to_string().contains("SAMP-10"), "{version}: {error}");
+            assert!(host.seen.lock().unwrap().is_empty(), "{version}");
+            client.close().await;
+        }
+    })
+    .await;
+}

@@ -1,13 +1,45 @@
 //! The ordering rules of `tool_use` / `tool_result` blocks in the messages
-//! of a sampling request (SAMP-07..10), checked before the server sends one.
+//! of a sampling request (SAMP-07..10), shared by the server (before it
+//! sends a request) and the client (before it hands one to its model).
 
 use std::collections::HashSet;
+use std::fmt;
 
-use mcpwire_types::{Role, SamplingContent, SamplingMessage};
+use crate::{Role, SamplingContent, SamplingMessage};
 
-/// Checks `messages` against SAMP-07..10; the error says which message
-/// breaks which rule.
-pub(crate) fn check_tool_ordering(messages: &[SamplingMessage]) -> Result<(), String> {
+/// Why the messages of a sampling request break SAMP-07..10: which message,
+/// which rule, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolOrderingError {
+    /// Index of the message at fault (or of the unanswered `tool_use`).
+    pub index: usize,
+    /// The rule broken: `"SAMP-07"`, `"SAMP-08"` or `"SAMP-10"`.
+    pub rule: &'static str,
+    /// What is wrong, naming the message and the rule.
+    pub detail: String,
+}
+
+impl fmt::Display for ToolOrderingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+impl std::error::Error for ToolOrderingError {}
+
+fn broken(index: usize, rule: &'static str, detail: String) -> ToolOrderingError {
+    ToolOrderingError {
+        index,
+        rule,
+        detail,
+    }
+}
+
+/// Checks `messages` against SAMP-07..10: `tool_result` blocks only in user
+/// messages of nothing else, every assistant `tool_use` answered by the very
+/// next message, and every result answering an earlier call.
+pub fn check_tool_ordering(messages: &[SamplingMessage]) -> Result<(), ToolOrderingError> {
     let mut used: HashSet<&str> = HashSet::new();
     // The `tool_use` ids of the previous message, when it was an assistant
     // message with some: the next message must answer every one.
@@ -34,20 +66,32 @@ pub(crate) fn check_tool_ordering(messages: &[SamplingMessage]) -> Result<(), St
             // only of results, for every call.
             let answered = ids.iter().all(|id| results.contains(id));
             if message.role != Role::User || !only_results || !answered {
-                return Err(format!(
-                    "message {index} must be a user message of only tool_result blocks answering every tool_use of message {previous} (SAMP-08)"
+                return Err(broken(
+                    index,
+                    "SAMP-08",
+                    format!(
+                        "message {index} must be a user message of only tool_result blocks answering every tool_use of message {previous} (SAMP-08)"
+                    ),
                 ));
             }
         }
         if !results.is_empty() {
             if !only_results || message.role != Role::User {
-                return Err(format!(
-                    "message {index} holds tool_result blocks beside other content or outside a user message (SAMP-07)"
+                return Err(broken(
+                    index,
+                    "SAMP-07",
+                    format!(
+                        "message {index} holds tool_result blocks beside other content or outside a user message (SAMP-07)"
+                    ),
                 ));
             }
             if let Some(id) = results.iter().find(|id| !used.contains(**id)) {
-                return Err(format!(
-                    "the tool_result of message {index} answers {id:?}, which no earlier tool_use has (SAMP-10)"
+                return Err(broken(
+                    index,
+                    "SAMP-10",
+                    format!(
+                        "the tool_result of message {index} answers {id:?}, which no earlier tool_use has (SAMP-10)"
+                    ),
                 ));
             }
         }
@@ -57,8 +101,12 @@ pub(crate) fn check_tool_ordering(messages: &[SamplingMessage]) -> Result<(), St
         used.extend(uses);
     }
     match awaited {
-        Some((previous, _)) => Err(format!(
-            "the tool_use blocks of the last message {previous} are not answered (SAMP-08)"
+        Some((previous, _)) => Err(broken(
+            previous,
+            "SAMP-08",
+            format!(
+                "the tool_use blocks of the last message {previous} are not answered (SAMP-08)"
+            ),
         )),
         None => Ok(()),
     }
@@ -66,7 +114,7 @@ pub(crate) fn check_tool_ordering(messages: &[SamplingMessage]) -> Result<(), St
 
 #[cfg(test)]
 mod tests {
-    use mcpwire_types::{SamplingMessageContent, TextContent, ToolResultContent, ToolUseContent};
+    use crate::{SamplingMessageContent, TextContent, ToolResultContent, ToolUseContent};
 
     use super::*;
 
@@ -112,6 +160,7 @@ mod tests {
         assert!(
             check_tool_ordering(&messages)
                 .unwrap_err()
+                .detail
                 .contains("SAMP-08")
         );
         let messages = [message(Role::User, vec![result("a"), text()])];
@@ -127,6 +176,7 @@ mod tests {
         assert!(
             check_tool_ordering(&unanswered)
                 .unwrap_err()
+                .detail
                 .contains("SAMP-08")
         );
         let late = [
@@ -145,6 +195,7 @@ mod tests {
         assert!(
             check_tool_ordering(&messages)
                 .unwrap_err()
+                .detail
                 .contains("SAMP-10")
         );
     }
