@@ -24,14 +24,15 @@
 //! the spec's `REQUIREMENTS.md`, what was sent, what came back, and a fix.
 
 mod checks;
-mod http;
+pub mod official;
 mod probe;
 mod report;
 mod schema;
+mod synth;
 
 use std::time::Duration;
 
-pub use report::{Finding, Level, Report};
+pub use report::{Finding, Level, Passed, Report};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]
@@ -49,7 +50,8 @@ pub enum Target {
         /// Its arguments.
         args: Vec<String>,
     },
-    /// A Streamable HTTP endpoint.
+    /// A Streamable HTTP endpoint, or a legacy HTTP+SSE endpoint (its
+    /// event stream), told apart as every CLI command does.
     Url(String),
 }
 
@@ -73,6 +75,9 @@ pub struct Options {
     pub timeout: Duration,
     /// The most pages of one listing that are read.
     pub max_pages: usize,
+    /// Call every tool with arguments synthesized from its input schema
+    /// (tools may have side effects: off unless asked for).
+    pub call_tools: bool,
 }
 
 impl Default for Options {
@@ -81,6 +86,7 @@ impl Default for Options {
             revision: None,
             timeout: Duration::from_secs(10),
             max_pages: 100,
+            call_tools: false,
         }
     }
 }
@@ -89,6 +95,14 @@ impl Options {
     /// Checks only `revision`.
     pub fn with_revision(mut self, revision: mcpwire_types::ProtocolVersion) -> Self {
         self.revision = Some(revision);
+        self
+    }
+
+    /// Calls every tool (`true`) with arguments synthesized from its input
+    /// schema, checking results, `structuredContent`, progress and
+    /// cancellation; tools may have side effects.
+    pub fn with_call_tools(mut self, call_tools: bool) -> Self {
+        self.call_tools = call_tools;
         self
     }
 

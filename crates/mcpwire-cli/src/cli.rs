@@ -127,13 +127,14 @@ are saved to files (see --output-dir) whose paths are printed."
         "Examples:
   mcpwire check -- ./my-server
   mcpwire check http://127.0.0.1:3000/mcp --json
-  mcpwire check --protocol-version 2025-06-18 -- ./my-server
+  mcpwire check --revision 2025-06-18 --junit check.xml -- ./my-server
+  mcpwire check --call-tools http://127.0.0.1:3000/mcp
 
 Each finding names the rule of the spec it breaks (an id of the spec's
 REQUIREMENTS.md), what was sent, what came back, and how to fix it. Tools
-are never called."
+are called only with --call-tools (they may have side effects)."
     ))]
-    Check(TargetArgs),
+    Check(crate::check::CheckArgs),
     /// List, inspect, fetch the result of, or cancel the server's tasks
     /// (protocol 2025-11-25).
     #[command(after_help = concat_help!(

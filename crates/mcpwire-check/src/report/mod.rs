@@ -1,11 +1,13 @@
 //! What a check run found: findings by rule, as text for people and JSON
 //! for machines.
 
+mod junit;
+
 use serde::Serialize;
 use serde_json::Value;
 
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Level {
@@ -13,6 +15,8 @@ pub enum Level {
     Fail,
     /// A SHOULD is not followed.
     Warn,
+    /// A check that could not run here (skipped), with the reason.
+    Info,
 }
 
 /// One problem, with the rule it breaks and how to fix it.
@@ -37,6 +41,18 @@ pub struct Finding {
     pub fix: &'static str,
 }
 
+/// A check that passed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Passed {
+    /// The rule checked.
+    pub rule: &'static str,
+    /// The protocol revision spoken, if the check had one.
+    pub revision: Option<String>,
+    /// What was checked.
+    pub check: String,
+}
+
 /// Everything a run found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -49,6 +65,11 @@ pub struct Report {
     pub checks: usize,
     /// What they found.
     pub findings: Vec<Finding>,
+    /// The checks that passed.
+    pub passed: Vec<Passed>,
+    /// The capabilities the server declared at the newest revision it
+    /// spoke (`null` when it spoke none).
+    pub capabilities: Value,
 }
 
 impl Report {
@@ -60,6 +81,31 @@ impl Report {
     /// How many findings are warnings.
     pub fn warnings(&self) -> usize {
         self.count(Level::Warn)
+    }
+
+    /// How many checks were skipped or only informative.
+    pub fn infos(&self) -> usize {
+        self.count(Level::Info)
+    }
+
+    /// How many findings of each rule at each level, as `(rule, level,
+    /// count)` sorted by rule: a summary stable between runs.
+    pub fn counts(&self) -> Vec<(&'static str, Level, usize)> {
+        let mut counts = std::collections::BTreeMap::new();
+        for finding in &self.findings {
+            *counts.entry((finding.rule, finding.level)).or_insert(0) += 1;
+        }
+        counts
+            .into_iter()
+            .map(|((rule, level), n)| (rule, level, n))
+            .collect()
+    }
+
+    /// The report as JUnit XML: one test case per check, failures as
+    /// `<failure>`, warnings as passing cases with their text in
+    /// `<system-out>`, skipped checks as `<skipped>`.
+    pub fn to_junit(&self) -> String {
+        junit::render(self)
     }
 
     fn count(&self, level: Level) -> usize {
@@ -87,6 +133,7 @@ impl Report {
             let level = match finding.level {
                 Level::Fail => "FAIL",
                 Level::Warn => "warn",
+                Level::Info => "info",
             };
             let revision = finding.revision.as_deref().unwrap_or("-");
             out.push_str(&format!(
@@ -102,10 +149,11 @@ impl Report {
             out.push_str(&format!("     fix:      {}\n", finding.fix));
         }
         out.push_str(&format!(
-            "{} checks, {} failed, {} warnings\n",
+            "{} checks, {} failed, {} warnings, {} skipped\n",
             self.checks,
             self.failures(),
-            self.warnings()
+            self.warnings(),
+            self.infos()
         ));
         out
     }
