@@ -220,15 +220,7 @@ impl HttpFetch for HyperFetch {
     }
 }
 
-/// Whether `url` names a loopback host (`localhost`, 127.0.0.0/8, `::1`).
-pub(crate) fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(address)) => address.is_loopback(),
-        Some(url::Host::Ipv6(address)) => address.is_loopback(),
-        None => false,
-    }
-}
+pub(crate) use crate::address::is_loopback;
 
 /// Parses `url` and checks that the client may contact it: HTTPS, or HTTP
 /// to a loopback host (OAuth 2.1 §1.5; MCP's communication security rules).

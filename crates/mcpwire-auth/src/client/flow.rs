@@ -9,7 +9,7 @@ use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use url::Url;
 
-use super::authorize::{check_callback, random_token, select_scopes};
+use super::authorize::{check_callback, select_scopes};
 use super::challenge::{Challenge, parse_headers};
 use super::discovery::{AuthorizationServer, Discovered, discover};
 use super::error::Error;
@@ -22,6 +22,7 @@ use super::token::{
 use super::user_agent::UserAgent;
 use super::{Grant, OAuthConfig};
 use crate::pkce::{CodeVerifier, S256};
+use crate::random::random_token;
 
 /// How long before expiry a token is refreshed.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);

@@ -2,19 +2,11 @@
 //! tests: serving a tower service on 127.0.0.1 with hyper, and a minimal
 //! HTTP/1.1 client over a plain TCP connection.
 
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test support shared by several test files: a panic is a failed assertion"
-)]
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response};
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -132,14 +124,4 @@ impl DocumentFetch for PlainFetch {
             }
         })
     }
-}
-
-/// Collects a response body (for services called directly).
-pub(crate) async fn body_text<B>(body: B) -> String
-where
-    B: http_body::Body,
-    B::Error: std::fmt::Debug,
-{
-    let bytes = body.collect().await.unwrap().to_bytes();
-    String::from_utf8(bytes.to_vec()).unwrap()
 }

@@ -4,23 +4,14 @@
 //! token rotation, client authentication, consent, client ID metadata
 //! documents, and the JWKS verifying what it issues.
 
-#![cfg(feature = "authorization-server")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod resource_support;
-
 use std::sync::Arc;
 
+use crate::support::wire::{Answer, PlainFetch, send, serve};
 use mcpwire_auth::authorization_server::{
     AuthorizationServer, Client, Consent, ConsentDecision, ConsentRequest, TokenAuthMethod,
 };
 use mcpwire_auth::pkce;
 use mcpwire_auth::resource::{JwksUri, JwtVerifier, TokenVerifier};
-use resource_support::{Answer, PlainFetch, send, serve};
 use serde_json::{Value, json};
 
 const REDIRECT: &str = "http://127.0.0.1:9/callback";
