@@ -3,7 +3,7 @@
 //! that expires their entries: nothing a caller sends grows them without
 //! limit (issue 17 item 8).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::clients::Client;
@@ -26,8 +26,8 @@ pub(crate) struct Limits {
     pub(crate) registrations_per_minute: u32,
     /// Authorization codes waiting to be exchanged.
     pub(crate) max_pending_codes: usize,
-    /// Live refresh tokens, and separately the tombstones of rotated-out
-    /// ones and of used codes.
+    /// Live refresh tokens; also the tombstones of rotated-out tokens and
+    /// of used codes kept (each), the oldest forgotten first.
     pub(crate) max_refresh_tokens: usize,
 }
 
@@ -91,11 +91,11 @@ pub(crate) struct Tables {
     /// Codes already exchanged: the refresh family each produced, kept
     /// until the code would have expired (a later replay is refused as
     /// unknown anyway).
-    pub(crate) used_codes: HashMap<String, (String, Instant)>,
+    pub(crate) used_codes: Tombstones,
     pub(crate) refresh_tokens: HashMap<String, RefreshRecord>,
     /// Refresh tokens rotated out: their family, kept until the token
     /// would have expired.
-    pub(crate) rotated_out: HashMap<String, (String, Instant)>,
+    pub(crate) rotated_out: Tombstones,
     next_sweep: Instant,
     /// The current one-minute window of registrations and its count.
     window: (Instant, u32),
@@ -110,9 +110,9 @@ impl Tables {
             clients: HashMap::new(),
             dynamic_clients: 0,
             codes: HashMap::new(),
-            used_codes: HashMap::new(),
+            used_codes: Tombstones::new(limits.max_refresh_tokens),
             refresh_tokens: HashMap::new(),
-            rotated_out: HashMap::new(),
+            rotated_out: Tombstones::new(limits.max_refresh_tokens),
             next_sweep: now + SWEEP_INTERVAL,
             window: (now, 0),
         }
@@ -211,17 +211,17 @@ impl Tables {
         Ok(())
     }
 
-    /// Whether one more refresh token (and one more tombstone) fits.
+    /// Whether one more live refresh token fits (a rotation, which
+    /// replaces one, always does).
     pub(crate) fn refresh_room(&mut self, now: Instant) -> Result<(), Full> {
         self.make_room(now, |tables| {
             let max = tables.limits.max_refresh_tokens;
-            let fits = tables.refresh_tokens.len() < max
-                && tables.rotated_out.len() < max
-                && tables.used_codes.len() < max;
-            fits.then_some(()).ok_or(Full {
-                what: "refresh tokens",
-                limit: max,
-            })
+            (tables.refresh_tokens.len() < max)
+                .then_some(())
+                .ok_or(Full {
+                    what: "refresh tokens",
+                    limit: max,
+                })
         })
     }
 
@@ -246,9 +246,9 @@ impl Tables {
     pub(crate) fn sweep(&mut self, now: Instant) {
         self.next_sweep = now + SWEEP_INTERVAL;
         self.codes.retain(|_, pending| pending.expires > now);
-        self.used_codes.retain(|_, (_, until)| *until > now);
+        self.used_codes.sweep(now);
         self.refresh_tokens.retain(|_, record| record.expires > now);
-        self.rotated_out.retain(|_, (_, until)| *until > now);
+        self.rotated_out.sweep(now);
         let (registered_idle, document_ttl) =
             (self.limits.registered_client_idle, self.document_ttl);
         self.clients.retain(|_, (_, origin)| match *origin {
@@ -263,5 +263,53 @@ impl Tables {
             .values()
             .filter(|(_, origin)| !matches!(origin, ClientOrigin::Configured))
             .count();
+    }
+}
+
+/// Tokens no longer usable, remembered with the refresh family they
+/// belong to so that a replay revokes it: each until its own expiry, and
+/// at most `max`, the oldest forgotten first (a forgotten one replayed is
+/// refused as unknown, just without revoking its family).
+pub(crate) struct Tombstones {
+    families: HashMap<String, (String, Instant)>,
+    order: VecDeque<String>,
+    max: usize,
+}
+
+impl Tombstones {
+    fn new(max: usize) -> Self {
+        Self {
+            families: HashMap::new(),
+            order: VecDeque::new(),
+            max,
+        }
+    }
+
+    /// The family of `token`, if remembered.
+    pub(crate) fn family(&self, token: &str) -> Option<String> {
+        self.families.get(token).map(|(family, _)| family.clone())
+    }
+
+    /// Remembers `token` of `family` until `until`.
+    pub(crate) fn insert(&mut self, token: String, family: String, until: Instant) {
+        while self.families.len() >= self.max.max(1) {
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
+            self.families.remove(&oldest);
+        }
+        if self
+            .families
+            .insert(token.clone(), (family, until))
+            .is_none()
+        {
+            self.order.push_back(token);
+        }
+    }
+
+    fn sweep(&mut self, now: Instant) {
+        self.families.retain(|_, (_, until)| *until > now);
+        let families = &self.families;
+        self.order.retain(|token| families.contains_key(token));
     }
 }

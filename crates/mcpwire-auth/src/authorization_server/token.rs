@@ -188,10 +188,15 @@ fn authorization_code(
         }
     };
     let mut tables = server.tables();
+    // Room for the refresh token is checked first, so that a full table
+    // leaves the code usable for a later try.
+    if let Err(full) = tables.refresh_room(Instant::now()) {
+        return unavailable(&full.description());
+    }
     let Some(pending) = tables.codes.remove(code) else {
         // A second use of a code: refuse, and revoke what the first use
         // produced, since one of the two was an attacker (OAuth 2.1 §4.1.3).
-        if let Some((family, _)) = tables.used_codes.get(code).cloned() {
+        if let Some(family) = tables.used_codes.family(code) {
             tables.revoke_family(&family);
             return invalid_grant("the authorization code was already used");
         }
@@ -206,7 +211,7 @@ fn authorization_code(
     };
     tables
         .used_codes
-        .insert(code.to_owned(), (family.clone(), pending.expires));
+        .insert(code.to_owned(), family.clone(), pending.expires);
     drop(tables);
     if pending.grant.client_id != client.client_id {
         return invalid_grant("the code was issued to another client");
@@ -259,7 +264,7 @@ fn refresh_token(server: &AuthorizationServer, client: &Client, params: &Params)
     let mut tables = server.tables();
     let Some(record) = tables.refresh_tokens.get(token) else {
         // A rotated-out token came back: it leaked, so its whole family goes.
-        if let Some((family, _)) = tables.rotated_out.get(token).cloned() {
+        if let Some(family) = tables.rotated_out.family(token) {
             tables.revoke_family(&family);
             return invalid_grant("the refresh token was already used");
         }
@@ -279,15 +284,12 @@ fn refresh_token(server: &AuthorizationServer, client: &Client, params: &Params)
         Ok(grant) => grant,
         Err(response) => return response,
     };
-    if let Err(full) = tables.refresh_room(now) {
-        return unavailable(&full.description());
-    }
     let Some(record) = tables.refresh_tokens.remove(token) else {
         return invalid_grant("the refresh token is unknown or revoked");
     };
     tables
         .rotated_out
-        .insert(token.to_owned(), (record.family.clone(), record.expires));
+        .insert(token.to_owned(), record.family.clone(), record.expires);
     drop(tables);
     issue(server, grant, record.family)
 }
@@ -334,9 +336,6 @@ fn unavailable(description: &str) -> HttpResponse {
 
 /// Issues an access token and a fresh refresh token of `family`.
 fn issue(server: &AuthorizationServer, grant: Grant, family: String) -> HttpResponse {
-    if let Err(full) = server.tables().refresh_room(Instant::now()) {
-        return unavailable(&full.description());
-    }
     let settings = &server.inner.settings;
     let lifetime = settings.access_token_lifetime.as_secs();
     let access = server.mint_access_token(&grant, unix_now() + lifetime);

@@ -13,6 +13,8 @@ mod support;
 
 #[cfg(feature = "authorization-server")]
 mod authorization_server_flow;
+#[cfg(feature = "authorization-server")]
+mod authorization_server_limits;
 #[cfg(feature = "client")]
 mod loopback_redirect;
 #[cfg(feature = "client")]
