@@ -2,6 +2,7 @@
 //! client and the embedded authorization server share for what they fetch
 //! (server-side request forgery).
 
+#[cfg(feature = "authorization-server")]
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use url::{Host, Url};
@@ -20,6 +21,7 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
     }
 }
 
+#[cfg(feature = "authorization-server")]
 /// Whether `url`'s host is an IP literal of the machine or of a private,
 /// link-local (cloud metadata services), shared, reserved or multicast
 /// range, or a loopback name: an address a fetch made on a caller's behalf
@@ -37,6 +39,7 @@ pub(crate) fn is_internal(url: &Url) -> bool {
     }
 }
 
+#[cfg(feature = "authorization-server")]
 /// Whether `address` is not a public unicast address.
 pub(crate) fn is_internal_ip(address: IpAddr) -> bool {
     match address {
@@ -48,6 +51,7 @@ pub(crate) fn is_internal_ip(address: IpAddr) -> bool {
     }
 }
 
+#[cfg(feature = "authorization-server")]
 fn internal_v4(address: Ipv4Addr) -> bool {
     let [a, b, ..] = address.octets();
     address.is_unspecified()
@@ -66,6 +70,7 @@ fn internal_v4(address: Ipv4Addr) -> bool {
         || a == 0
 }
 
+#[cfg(feature = "authorization-server")]
 fn internal_v6(address: Ipv6Addr) -> bool {
     let first = address.segments()[0];
     address.is_unspecified()
@@ -79,7 +84,7 @@ fn internal_v6(address: Ipv6Addr) -> bool {
         || (first == 0x0064 && address.segments()[1] == 0xff9b)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "authorization-server"))]
 mod tests {
     use super::*;
 

@@ -282,7 +282,9 @@ fn refresh_token(server: &AuthorizationServer, client: &Client, params: &Params)
     // so that a bad request leaves the token (and its family) usable.
     let grant = match refreshed_grant(server, &record.grant, scope, resource) {
         Ok(grant) => grant,
-        Err(response) => return response,
+        Err((code, description)) => {
+            return oauth_error(StatusCode::BAD_REQUEST, code, &description);
+        }
     };
     let Some(record) = tables.refresh_tokens.remove(token) else {
         return invalid_grant("the refresh token is unknown or revoked");
@@ -295,31 +297,26 @@ fn refresh_token(server: &AuthorizationServer, client: &Client, params: &Params)
 }
 
 /// The grant a refresh asks for: the scopes may narrow, never widen (OAuth
-/// 2.1 §4.3.1), and the resource must be the one authorized.
+/// 2.1 §4.3.1), and the resource must be the one authorized. The error is
+/// the OAuth error code and its description.
 fn refreshed_grant(
     server: &AuthorizationServer,
     granted: &Grant,
     scope: Option<&str>,
     resource: Option<&str>,
-) -> Result<Grant, HttpResponse> {
+) -> Result<Grant, (&'static str, String)> {
     let mut grant = granted.clone();
     if scope.is_some() {
-        let asked = requested_scopes(server, scope)
-            .map_err(|error| oauth_error(StatusCode::BAD_REQUEST, "invalid_scope", &error))?;
+        let asked = requested_scopes(server, scope).map_err(|error| ("invalid_scope", error))?;
         if asked.iter().any(|scope| !grant.scopes.contains(scope)) {
-            return Err(oauth_error(
-                StatusCode::BAD_REQUEST,
-                "invalid_scope",
-                "a refresh cannot add scopes",
-            ));
+            return Err(("invalid_scope", "a refresh cannot add scopes".to_owned()));
         }
         grant.scopes = asked;
     }
     if resource.is_some_and(|asked| grant.resource.as_deref() != Some(asked)) {
-        return Err(oauth_error(
-            StatusCode::BAD_REQUEST,
+        return Err((
             "invalid_target",
-            "resource differs from the one authorized",
+            "resource differs from the one authorized".to_owned(),
         ));
     }
     Ok(grant)

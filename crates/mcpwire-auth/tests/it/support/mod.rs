@@ -4,5 +4,5 @@
 
 #[cfg(feature = "client")]
 pub(crate) mod mock_oauth;
-#[cfg(feature = "resource-server")]
+#[cfg(feature = "authorization-server")]
 pub(crate) mod wire;
