@@ -12,6 +12,10 @@
 
 pub mod metadata;
 pub mod pkce;
+mod random;
+
+#[cfg(any(feature = "client", feature = "authorization-server"))]
+mod address;
 
 use std::future::Future;
 use std::pin::Pin;

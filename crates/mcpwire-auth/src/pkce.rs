@@ -45,9 +45,9 @@ impl CodeVerifier {
     ///
     /// The system's random source failed.
     pub fn generate() -> Result<Self, VerifierError> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|error| VerifierError::Random(error.to_string()))?;
-        Ok(Self(URL_SAFE_NO_PAD.encode(bytes)))
+        crate::random::random_token()
+            .map(Self)
+            .map_err(|error| VerifierError::Random(error.0))
     }
 
     /// Checks a verifier received from elsewhere (RFC 7636 §4.1).

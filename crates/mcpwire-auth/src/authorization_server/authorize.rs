@@ -5,15 +5,15 @@
 use std::time::Instant;
 
 use bytes::Bytes;
-use http::header::{CACHE_CONTROL, LOCATION};
+use http::header::{CACHE_CONTROL, LOCATION, RETRY_AFTER};
 use http::{HeaderValue, Response, StatusCode};
 use http_body_util::Full;
 use url::Url;
 
 use super::consent::{ConsentDecision, ConsentRequest};
-use super::keys::random_token;
 use super::service::{Params, text};
-use super::state::{AuthorizationServer, Grant, PendingCode};
+use super::state::{AuthorizationServer, ClientRefusal, Grant, PendingCode};
+use crate::random::random_token;
 
 /// Whether `challenge` can be an S256 code challenge: 43 base64url
 /// characters (a SHA-256 digest, unpadded; RFC 7636 §4.2).
@@ -101,7 +101,17 @@ pub(crate) async fn authorize(
     };
     let client = match server.client(client_id).await {
         Ok(client) => client,
-        Err(error) => return bad(error),
+        Err(ClientRefusal::RateLimited(seconds)) => {
+            let mut response = text(
+                StatusCode::TOO_MANY_REQUESTS,
+                &ClientRefusal::RateLimited(seconds).description(),
+            );
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(seconds));
+            return response;
+        }
+        Err(refusal) => return bad(refusal.description()),
     };
     let redirect_uri = match redirect_uri {
         Some(uri) if client.accepts_redirect(uri) => uri.to_owned(),
@@ -183,6 +193,11 @@ pub(crate) async fn authorize(
         code_challenge: challenge.to_owned(),
         expires: Instant::now() + server.inner.settings.code_lifetime,
     };
-    server.tables().codes.insert(code.clone(), pending);
-    redirect(server, &redirect_uri, state, &[("code", &code)])
+    let stored = server
+        .tables()
+        .insert_code(code.clone(), pending, Instant::now());
+    match stored {
+        Ok(()) => redirect(server, &redirect_uri, state, &[("code", &code)]),
+        Err(full) => fail("temporarily_unavailable", &full.description()),
+    }
 }

@@ -5,6 +5,13 @@
 use serde_json::{Map, Value, json};
 use url::Url;
 
+use crate::address;
+
+/// The most redirect URIs one client may register.
+const MAX_REDIRECT_URIS: usize = 16;
+/// The longest redirect URI or client name kept.
+const MAX_FIELD_LENGTH: usize = 2_048;
+
 /// How a client authenticates at the token endpoint (RFC 7591 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -155,6 +162,14 @@ fn redirect_uris(metadata: &Map<String, Value>) -> Result<Vec<String>, MetadataE
                 .collect()
         })
         .unwrap_or_default();
+    if uris.len() > MAX_REDIRECT_URIS || uris.iter().any(|uri| uri.len() > MAX_FIELD_LENGTH) {
+        return Err(MetadataError {
+            code: "invalid_redirect_uri",
+            description: format!(
+                "at most {MAX_REDIRECT_URIS} redirect URIs of {MAX_FIELD_LENGTH} bytes each"
+            ),
+        });
+    }
     if uris.is_empty() {
         return Err(MetadataError {
             code: "invalid_redirect_uri",
@@ -215,6 +230,15 @@ pub(crate) fn register(
             .and_then(TokenAuthMethod::parse)
             .ok_or_else(|| invalid(format!("token_endpoint_auth_method {value} is unsupported")))?,
     };
+    if metadata
+        .get("client_name")
+        .and_then(Value::as_str)
+        .is_some_and(|name| name.len() > MAX_FIELD_LENGTH)
+    {
+        return Err(invalid(format!(
+            "client_name is longer than {MAX_FIELD_LENGTH} bytes"
+        )));
+    }
     let client_secret = (auth_method != TokenAuthMethod::None).then_some(secret);
     let client = Client {
         client_id,
@@ -249,14 +273,17 @@ pub(crate) fn register(
 
 /// Whether `client_id` is a client ID metadata document URL this server
 /// fetches: `https` with a host and a path, no fragment, no credentials
-/// and no dot segments; loopback `http` too when `allow_loopback_http`.
-pub(crate) fn is_metadata_document_url(client_id: &str, allow_loopback_http: bool) -> bool {
+/// and no dot segments, and no internal address (loopback, private,
+/// link-local IP literals, `localhost`: AUTH-71's SSRF guard); loopback
+/// hosts, over `http` too, only when `allow_loopback` (tests).
+pub(crate) fn is_metadata_document_url(client_id: &str, allow_loopback: bool) -> bool {
     let Ok(url) = Url::parse(client_id) else {
         return false;
     };
+    let loopback_allowed = allow_loopback && is_loopback_host(&url);
     let scheme_ok = match url.scheme() {
-        "https" => url.host_str().is_some(),
-        "http" => allow_loopback_http && is_loopback_host(&url),
+        "https" => url.host_str().is_some() && (loopback_allowed || !address::is_internal(&url)),
+        "http" => loopback_allowed,
         _ => false,
     };
     // `Url` removes dot segments while parsing, so they are looked for in
@@ -278,8 +305,12 @@ pub(crate) fn is_metadata_document_url(client_id: &str, allow_loopback_http: boo
 /// the URL it came from, it must list redirect URIs, and it cannot use a
 /// shared secret (there is nobody to share it with).
 pub(crate) fn from_metadata_document(url: &str, body: &[u8]) -> Result<Client, MetadataError> {
-    let document: Value = serde_json::from_slice(body)
-        .map_err(|error| invalid(format!("the client metadata document is not JSON: {error}")))?;
+    // What the fetched body held is not echoed (it could be any document
+    // the URL reaches): the parse error goes to the log only.
+    let document: Value = serde_json::from_slice(body).map_err(|error| {
+        tracing::debug!(url, %error, "a client metadata document is not JSON");
+        invalid("the client metadata document is not a JSON object")
+    })?;
     let Some(metadata) = document.as_object() else {
         return Err(invalid(
             "the client metadata document must be a JSON object",
@@ -388,6 +419,18 @@ mod tests {
         assert!(is_metadata_document_url("http://127.0.0.1:9/c.json", true));
         assert!(!is_metadata_document_url("http://app.example/c.json", true));
         assert!(!is_metadata_document_url("plain-id", true));
+        // AUTH-71: no internal address, unless loopback is allowed (tests).
+        for internal in [
+            "https://127.0.0.1/c.json",
+            "https://10.1.2.3/c.json",
+            "https://169.254.169.254/latest/meta-data",
+            "https://[::1]/c.json",
+            "https://localhost/c.json",
+        ] {
+            assert!(!is_metadata_document_url(internal, false), "{internal}");
+        }
+        assert!(is_metadata_document_url("https://127.0.0.1/c.json", true));
+        assert!(!is_metadata_document_url("https://10.1.2.3/c.json", true));
     }
 
     #[test]

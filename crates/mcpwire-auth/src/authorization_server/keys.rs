@@ -9,6 +9,8 @@ use p256::elliptic_curve::sec1::ToEncodedPoint;
 use p256::pkcs8::EncodePrivateKey;
 use serde::Serialize;
 
+use crate::random::{NoRandomness, random_bytes};
+
 /// Why a key could not be made or used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -21,16 +23,10 @@ pub enum KeyError {
     Signing(String),
 }
 
-/// `len` bytes from the operating system's CSPRNG.
-pub(crate) fn random_bytes(len: usize) -> Result<Vec<u8>, KeyError> {
-    let mut bytes = vec![0; len];
-    getrandom::fill(&mut bytes).map_err(|error| KeyError::Random(error.to_string()))?;
-    Ok(bytes)
-}
-
-/// A random, URL-safe token of 256 bits (codes, refresh tokens, secrets).
-pub(crate) fn random_token() -> Result<String, KeyError> {
-    Ok(URL_SAFE_NO_PAD.encode(random_bytes(32)?))
+impl From<NoRandomness> for KeyError {
+    fn from(error: NoRandomness) -> Self {
+        Self::Random(error.0)
+    }
 }
 
 /// One signing key and its public half as a JWK.

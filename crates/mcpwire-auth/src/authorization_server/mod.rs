@@ -41,6 +41,7 @@ mod consent;
 mod keys;
 mod service;
 mod state;
+mod tables;
 mod token;
 
 pub use clients::{Client, TokenAuthMethod};

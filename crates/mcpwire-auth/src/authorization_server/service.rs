@@ -4,9 +4,10 @@
 
 use std::convert::Infallible;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use bytes::Bytes;
-use http::header::{CACHE_CONTROL, CONTENT_TYPE, PRAGMA};
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, PRAGMA, RETRY_AFTER};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Full, Limited};
@@ -14,12 +15,17 @@ use serde_json::{Value, json};
 use tower::Service;
 
 use super::state::{AuthorizationServer, unix_now};
-use super::{authorize, clients, keys, token};
+use super::{authorize, clients, token};
 use crate::metadata::AUTHORIZATION_SERVER_WELL_KNOWN;
+use crate::random::random_token;
 use crate::resource::BoxFuture;
 
 /// The largest request body read (forms and registrations are small).
 const BODY_LIMIT: usize = 64 * 1024;
+/// The largest registration request read.
+const REGISTRATION_LIMIT: usize = 16 * 1024;
+/// The longest `/authorize` query accepted.
+const QUERY_LIMIT: usize = 8 * 1024;
 
 /// Form or query parameters, each of which may appear once at most
 /// (RFC 6749 §3.1, §3.2).
@@ -83,13 +89,13 @@ pub(crate) fn text(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
     response
 }
 
-async fn read_body<B>(body: B) -> Result<Bytes, Response<Full<Bytes>>>
+async fn read_body<B>(body: B, limit: usize) -> Result<Bytes, Response<Full<Bytes>>>
 where
     B: Body + Send,
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    match Limited::new(body, BODY_LIMIT).collect().await {
+    match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(_) => Err(oauth_error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -147,6 +153,12 @@ impl AuthorizationServer {
             }
             (Method::GET, _, "/authorize") => {
                 let query = request.uri().query().unwrap_or("").as_bytes();
+                if query.len() > QUERY_LIMIT {
+                    return text(
+                        StatusCode::URI_TOO_LONG,
+                        "the authorization request is too long",
+                    );
+                }
                 authorize::authorize(self, &Params::parse(query)).await
             }
             (Method::POST, _, "/token") => {
@@ -158,15 +170,17 @@ impl AuthorizationServer {
                     );
                 }
                 let (parts, body) = request.into_parts();
-                match read_body(body).await {
+                match read_body(body, BODY_LIMIT).await {
                     Ok(body) => token::token(self, &parts.headers, &Params::parse(&body)).await,
                     Err(response) => response,
                 }
             }
-            (Method::POST, _, "/register") => match read_body(request.into_body()).await {
-                Ok(body) => self.register(&body),
-                Err(response) => response,
-            },
+            (Method::POST, _, "/register") => {
+                match read_body(request.into_body(), REGISTRATION_LIMIT).await {
+                    Ok(body) => self.register(&body),
+                    Err(response) => response,
+                }
+            }
             _ => text(StatusCode::NOT_FOUND, "not found"),
         }
     }
@@ -180,7 +194,18 @@ impl AuthorizationServer {
                 "the registration request is not JSON",
             );
         };
-        let ids = keys::random_token().and_then(|id| Ok((id, keys::random_token()?)));
+        if let Err(seconds) = self.tables().take_registration(Instant::now()) {
+            let mut response = oauth_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "temporarily_unavailable",
+                &format!("too many registrations; try again in {seconds} s"),
+            );
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(seconds));
+            return response;
+        }
+        let ids = random_token().and_then(|id| Ok((id, random_token()?)));
         let Ok((client_id, secret)) = ids else {
             return oauth_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -189,10 +214,14 @@ impl AuthorizationServer {
             );
         };
         match clients::register(&request, client_id, secret, unix_now()) {
-            Ok((client, response)) => {
-                self.register_client(client);
-                no_store(StatusCode::CREATED, &response)
-            }
+            Ok((client, response)) => match self.add_registered_client(client) {
+                Ok(()) => no_store(StatusCode::CREATED, &response),
+                Err(full) => oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    &full.description(),
+                ),
+            },
             Err(error) => oauth_error(StatusCode::BAD_REQUEST, error.code, &error.description),
         }
     }

@@ -1,7 +1,6 @@
 //! The embedded authorization server's state (clients, codes, refresh
 //! tokens, keys), its builder, and the operations its endpoints share.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -10,8 +9,10 @@ use serde_json::json;
 
 use super::clients::{self, Client};
 use super::consent::{AutoApprove, Consent};
-use super::keys::{KeyError, KeyRing, random_token};
+use super::keys::{KeyError, KeyRing};
+use super::tables::{ClientOrigin, Full, Limits, Tables};
 use crate::metadata::AuthorizationServerMetadata;
+use crate::random::random_token;
 use crate::resource::{BoxFuture, DocumentFetch, FetchError, KeySource};
 
 /// How long a fetched client ID metadata document is trusted.
@@ -66,26 +67,6 @@ pub(crate) struct RefreshRecord {
     pub(crate) expires: Instant,
 }
 
-/// Everything that changes while serving.
-#[derive(Default)]
-pub(crate) struct Tables {
-    pub(crate) clients: HashMap<String, (Client, Option<Instant>)>,
-    pub(crate) codes: HashMap<String, PendingCode>,
-    /// Codes already exchanged, with the refresh family each produced.
-    pub(crate) used_codes: HashMap<String, String>,
-    pub(crate) refresh_tokens: HashMap<String, RefreshRecord>,
-    /// Refresh tokens rotated out, with their family.
-    pub(crate) rotated_out: HashMap<String, String>,
-}
-
-impl Tables {
-    /// Revokes every refresh token of `family`.
-    pub(crate) fn revoke_family(&mut self, family: &str) {
-        self.refresh_tokens
-            .retain(|_, record| record.family != family);
-    }
-}
-
 pub(crate) struct Settings {
     pub(crate) issuer: String,
     pub(crate) scopes_supported: Option<Vec<String>>,
@@ -93,6 +74,7 @@ pub(crate) struct Settings {
     pub(crate) refresh_token_lifetime: Duration,
     pub(crate) code_lifetime: Duration,
     pub(crate) allow_loopback_metadata_documents: bool,
+    pub(crate) limits: Limits,
 }
 
 pub(crate) struct Inner {
@@ -188,6 +170,60 @@ impl AuthorizationServerBuilder {
         self
     }
 
+    /// How long authorization codes live (default 60 s).
+    #[must_use]
+    pub fn code_lifetime(mut self, lifetime: Duration) -> Self {
+        self.settings.code_lifetime = lifetime;
+        self
+    }
+
+    /// How many clients registered at `/register` or described by fetched
+    /// metadata documents are held at once (default 1,000; clients given
+    /// with [`client`](Self::client) do not count). At the bound, after
+    /// expired ones are dropped, registration is answered 503
+    /// `temporarily_unavailable`.
+    #[must_use]
+    pub fn max_clients(mut self, max: usize) -> Self {
+        self.settings.limits.max_clients = max;
+        self
+    }
+
+    /// How long a dynamically registered client that is not used is kept
+    /// (default 7 days); it must register again afterwards.
+    #[must_use]
+    pub fn registered_client_idle_lifetime(mut self, lifetime: Duration) -> Self {
+        self.settings.limits.registered_client_idle = lifetime;
+        self
+    }
+
+    /// How many registrations, and fetches of metadata documents not
+    /// cached, the unauthenticated endpoints do per minute, all callers
+    /// together (default 60); beyond, 429 with `Retry-After`.
+    #[must_use]
+    pub fn registrations_per_minute(mut self, max: u32) -> Self {
+        self.settings.limits.registrations_per_minute = max;
+        self
+    }
+
+    /// How many authorization codes may wait to be exchanged (default
+    /// 10,000; each lives [`code_lifetime`](Self::code_lifetime)). Beyond,
+    /// `/authorize` redirects with `temporarily_unavailable`.
+    #[must_use]
+    pub fn max_pending_codes(mut self, max: usize) -> Self {
+        self.settings.limits.max_pending_codes = max;
+        self
+    }
+
+    /// How many refresh tokens are live at once (default 100,000; the
+    /// tombstones of rotated-out tokens and used codes, kept to detect
+    /// replays, have the same bound). Beyond, the token endpoint answers
+    /// 503 `temporarily_unavailable`.
+    #[must_use]
+    pub fn max_refresh_tokens(mut self, max: usize) -> Self {
+        self.settings.limits.max_refresh_tokens = max;
+        self
+    }
+
     /// How many signing keys the JWKS publishes across rotations (default 2).
     #[must_use]
     pub fn published_keys(mut self, keep: usize) -> Self {
@@ -201,11 +237,11 @@ impl AuthorizationServerBuilder {
     ///
     /// When no randomness is available for the key.
     pub fn build(self) -> Result<AuthorizationServer, KeyError> {
-        let mut tables = Tables::default();
+        let mut tables = Tables::new(self.settings.limits, METADATA_DOCUMENT_TTL);
+        let now = Instant::now();
         for client in self.clients {
-            tables
-                .clients
-                .insert(client.client_id.clone(), (client, None));
+            // Configured clients are never refused (no bound applies).
+            let _ = tables.insert_client(client, ClientOrigin::Configured, now);
         }
         Ok(AuthorizationServer {
             inner: Arc::new(Inner {
@@ -239,6 +275,7 @@ impl AuthorizationServer {
                 refresh_token_lifetime: Duration::from_secs(86_400),
                 code_lifetime: Duration::from_secs(60),
                 allow_loopback_metadata_documents: false,
+                limits: Limits::default(),
             },
             consent: Arc::new(AutoApprove::default()),
             fetch: None,
@@ -300,11 +337,19 @@ impl AuthorizationServer {
         self.keys().rotate()
     }
 
-    /// Registers (or replaces) `client`.
+    /// Registers (or replaces) `client`, kept for good like the builder's.
     pub fn register_client(&self, client: Client) {
+        // Configured clients are never refused (no bound applies).
+        let _ = self
+            .tables()
+            .insert_client(client, ClientOrigin::Configured, Instant::now());
+    }
+
+    /// Adds a dynamically registered client, within the bounds.
+    pub(crate) fn add_registered_client(&self, client: Client) -> Result<(), Full> {
+        let now = Instant::now();
         self.tables()
-            .clients
-            .insert(client.client_id.clone(), (client, None));
+            .insert_client(client, ClientOrigin::Registered { last_used: now }, now)
     }
 
     /// Signs an access token for `grant` expiring at `expires_at` (seconds
@@ -352,11 +397,13 @@ impl AuthorizationServer {
 
     /// The client `client_id`: a registered one, or one described by the
     /// metadata document at that URL (fetched, then cached for 5 minutes).
-    pub(crate) async fn client(&self, client_id: &str) -> Result<Client, String> {
-        if let Some((client, fetched)) = self.tables().clients.get(client_id)
-            && fetched.is_none_or(|at| at.elapsed() < METADATA_DOCUMENT_TTL)
-        {
-            return Ok(client.clone());
+    ///
+    /// The error is safe to show the caller: why a fetch failed (which
+    /// says what answers on the server's network) is only logged.
+    pub(crate) async fn client(&self, client_id: &str) -> Result<Client, ClientRefusal> {
+        let now = Instant::now();
+        if let Some(client) = self.tables().client(client_id, now) {
+            return Ok(client);
         }
         let settings = &self.inner.settings;
         let fetch = match &self.inner.fetch {
@@ -368,17 +415,53 @@ impl AuthorizationServer {
             {
                 fetch
             }
-            _ => return Err(format!("unknown client {client_id:?}")),
+            _ => {
+                return Err(ClientRefusal::Unknown(format!(
+                    "unknown client {client_id:?}"
+                )));
+            }
         };
+        if let Err(retry_after) = self.tables().take_registration(now) {
+            return Err(ClientRefusal::RateLimited(retry_after));
+        }
         let body = fetch.get(client_id).await.map_err(|error| {
-            format!("the client metadata document could not be fetched: {error}")
+            tracing::warn!(client_id, %error, "a client metadata document could not be fetched");
+            ClientRefusal::Unknown("the client metadata document could not be fetched".to_owned())
         })?;
-        let client =
-            clients::from_metadata_document(client_id, &body).map_err(|error| error.description)?;
-        self.tables()
-            .clients
-            .insert(client_id.to_owned(), (client.clone(), Some(Instant::now())));
+        let client = clients::from_metadata_document(client_id, &body)
+            .map_err(|error| ClientRefusal::Unknown(error.description))?;
+        // At the bound the client is still served, just not cached.
+        let cached = self.tables().insert_client(
+            client.clone(),
+            ClientOrigin::Fetched { at: Instant::now() },
+            Instant::now(),
+        );
+        if let Err(full) = cached {
+            tracing::debug!(client_id, "{}", full.description());
+        }
         Ok(client)
+    }
+}
+
+/// Why a client id was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ClientRefusal {
+    /// Unknown, or its metadata document unusable: the description says which.
+    Unknown(String),
+    /// Too many uncached metadata documents fetched this minute: retry
+    /// after this many seconds.
+    RateLimited(u64),
+}
+
+impl ClientRefusal {
+    /// The description shown to the caller.
+    pub(crate) fn description(&self) -> String {
+        match self {
+            Self::Unknown(description) => description.clone(),
+            Self::RateLimited(seconds) => {
+                format!("too many client metadata documents fetched; try again in {seconds} s")
+            }
+        }
     }
 }
 

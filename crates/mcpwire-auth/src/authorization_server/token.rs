@@ -15,9 +15,9 @@ use sha2::{Digest, Sha256};
 
 use super::authorize::{requested_scopes, valid_resource};
 use super::clients::{Client, TokenAuthMethod};
-use super::keys::random_token;
 use super::service::{Params, no_store, oauth_error};
 use super::state::{AuthorizationServer, Grant, RefreshRecord, unix_now};
+use crate::random::random_token;
 
 type HttpResponse = Response<Full<Bytes>>;
 
@@ -109,7 +109,7 @@ async fn authenticate(
     let client = server
         .client(client_id)
         .await
-        .map_err(|error| invalid_client(&error, tried_basic))?;
+        .map_err(|refusal| invalid_client(&refusal.description(), tried_basic))?;
     if client.auth_method != method {
         return Err(invalid_client(
             &format!(
@@ -188,10 +188,15 @@ fn authorization_code(
         }
     };
     let mut tables = server.tables();
+    // Room for the refresh token is checked first, so that a full table
+    // leaves the code usable for a later try.
+    if let Err(full) = tables.refresh_room(Instant::now()) {
+        return unavailable(&full.description());
+    }
     let Some(pending) = tables.codes.remove(code) else {
         // A second use of a code: refuse, and revoke what the first use
         // produced, since one of the two was an attacker (OAuth 2.1 §4.1.3).
-        if let Some(family) = tables.used_codes.get(code).cloned() {
+        if let Some(family) = tables.used_codes.family(code) {
             tables.revoke_family(&family);
             return invalid_grant("the authorization code was already used");
         }
@@ -204,7 +209,9 @@ fn authorization_code(
             "no randomness",
         );
     };
-    tables.used_codes.insert(code.to_owned(), family.clone());
+    tables
+        .used_codes
+        .insert(code.to_owned(), family.clone(), pending.expires);
     drop(tables);
     if pending.grant.client_id != client.client_id {
         return invalid_grant("the code was issued to another client");
@@ -253,51 +260,75 @@ fn refresh_token(server: &AuthorizationServer, client: &Client, params: &Params)
         (Ok(None), ..) => return invalid_request("refresh_token is required"),
         (Err(error), ..) | (_, Err(error), _) | (.., Err(error)) => return invalid_request(&error),
     };
+    let now = Instant::now();
     let mut tables = server.tables();
-    let Some(record) = tables.refresh_tokens.remove(token) else {
+    let Some(record) = tables.refresh_tokens.get(token) else {
         // A rotated-out token came back: it leaked, so its whole family goes.
-        if let Some(family) = tables.rotated_out.get(token).cloned() {
+        if let Some(family) = tables.rotated_out.family(token) {
             tables.revoke_family(&family);
             return invalid_grant("the refresh token was already used");
         }
         return invalid_grant("the refresh token is unknown or revoked");
     };
     if record.grant.client_id != client.client_id {
-        // Not this client's: put it back untouched.
-        tables.refresh_tokens.insert(token.to_owned(), record);
+        // Not this client's: left untouched.
         return invalid_grant("the refresh token was issued to another client");
     }
-    tables
-        .rotated_out
-        .insert(token.to_owned(), record.family.clone());
-    drop(tables);
-    if record.expires <= Instant::now() {
+    if record.expires <= now {
+        tables.refresh_tokens.remove(token);
         return invalid_grant("the refresh token has expired");
     }
-    let mut grant = record.grant;
+    // Everything the request asks is checked before the token is consumed,
+    // so that a bad request leaves the token (and its family) usable.
+    let grant = match refreshed_grant(server, &record.grant, scope, resource) {
+        Ok(grant) => grant,
+        Err((code, description)) => {
+            return oauth_error(StatusCode::BAD_REQUEST, code, &description);
+        }
+    };
+    let Some(record) = tables.refresh_tokens.remove(token) else {
+        return invalid_grant("the refresh token is unknown or revoked");
+    };
+    tables
+        .rotated_out
+        .insert(token.to_owned(), record.family.clone(), record.expires);
+    drop(tables);
+    issue(server, grant, record.family)
+}
+
+/// The grant a refresh asks for: the scopes may narrow, never widen (OAuth
+/// 2.1 §4.3.1), and the resource must be the one authorized. The error is
+/// the OAuth error code and its description.
+fn refreshed_grant(
+    server: &AuthorizationServer,
+    granted: &Grant,
+    scope: Option<&str>,
+    resource: Option<&str>,
+) -> Result<Grant, (&'static str, String)> {
+    let mut grant = granted.clone();
     if scope.is_some() {
-        // A refresh may narrow the scopes, never widen them (OAuth 2.1 §4.3.1).
-        let asked = match requested_scopes(server, scope) {
-            Ok(asked) => asked,
-            Err(error) => return oauth_error(StatusCode::BAD_REQUEST, "invalid_scope", &error),
-        };
+        let asked = requested_scopes(server, scope).map_err(|error| ("invalid_scope", error))?;
         if asked.iter().any(|scope| !grant.scopes.contains(scope)) {
-            return oauth_error(
-                StatusCode::BAD_REQUEST,
-                "invalid_scope",
-                "a refresh cannot add scopes",
-            );
+            return Err(("invalid_scope", "a refresh cannot add scopes".to_owned()));
         }
         grant.scopes = asked;
     }
     if resource.is_some_and(|asked| grant.resource.as_deref() != Some(asked)) {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
+        return Err((
             "invalid_target",
-            "resource differs from the one authorized",
-        );
+            "resource differs from the one authorized".to_owned(),
+        ));
     }
-    issue(server, grant, record.family)
+    Ok(grant)
+}
+
+/// 503 `temporarily_unavailable`: a table is full.
+fn unavailable(description: &str) -> HttpResponse {
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        description,
+    )
 }
 
 /// Issues an access token and a fresh refresh token of `family`.

@@ -87,14 +87,6 @@ pub(crate) fn check_callback(
     find("code").ok_or_else(|| Error::AuthorizationResponse("no code".to_owned()))
 }
 
-/// 32 random bytes, base64url: an unguessable `state` (or `jti`).
-pub(crate) fn random_token() -> Result<String, Error> {
-    use base64::Engine as _;
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|error| Error::Signing(error.to_string()))?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

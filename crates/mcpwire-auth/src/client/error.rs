@@ -121,3 +121,11 @@ impl Error {
         }
     }
 }
+
+impl From<crate::random::NoRandomness> for Error {
+    fn from(error: crate::random::NoRandomness) -> Self {
+        // As before the one random source: a failed draw is reported with
+        // the signing failures (state values and `jti`s are what it makes).
+        Self::Signing(format!("no randomness available: {}", error.0))
+    }
+}

@@ -1,6 +1,7 @@
 //! The OAuth client's own HTTP: a small pluggable [`HttpFetch`] trait, a
-//! default implementation on hyper with rustls, and the guarded requests
-//! discovery and token calls make through it.
+//! default implementation on mcpwire-http's HTTPS client stack (the one
+//! the MCP transports use), and the guarded requests discovery and token
+//! calls make through it.
 //!
 //! The guards: only HTTPS URLs, or plain HTTP to a loopback host; bodies
 //! bounded in size; every exchange bounded in time; redirects followed only
@@ -11,13 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HOST, LOCATION};
+use http::header::{ACCEPT, CONTENT_TYPE, LOCATION};
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri};
-use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::rt::TokioIo;
-use rustls::pki_types::{CertificateDer, ServerName};
-use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
+use http_body_util::{BodyExt, Limited};
+use mcpwire_http::client::{ClientOptions, HttpClient};
 use url::Url;
 
 use super::error::Error;
@@ -41,11 +39,15 @@ pub trait HttpFetch: Send + Sync + fmt::Debug {
     fn fetch(&self, request: Request<Bytes>) -> BoxFuture<'_, Result<Response<Bytes>, Error>>;
 }
 
-/// The default [`HttpFetch`]: one HTTP/1.1 connection per exchange over
-/// tokio, HTTPS through rustls with the system's root certificates.
+/// The default [`HttpFetch`]: mcpwire-http's pooled HTTP/1.1 client
+/// ([`HttpClient`]) over tokio, HTTPS through rustls with the system's root
+/// certificates; the same stack as the MCP transports.
 #[derive(Clone)]
 pub struct HyperFetch {
-    tls: Option<TlsConnector>,
+    /// The client (for `http` and, when TLS could be set up, `https`).
+    client: Option<HttpClient>,
+    /// Why HTTPS is unavailable (no root certificates, a bad one).
+    no_https: Option<String>,
     timeout: Duration,
     body_limit: usize,
 }
@@ -53,7 +55,7 @@ pub struct HyperFetch {
 impl fmt::Debug for HyperFetch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HyperFetch")
-            .field("https", &self.tls.is_some())
+            .field("https", &self.no_https.is_none())
             .field("timeout", &self.timeout)
             .field("body_limit", &self.body_limit)
             .finish()
@@ -74,35 +76,30 @@ impl HyperFetch {
     }
 
     /// A fetcher trusting the system's roots when `native_roots`, plus the
-    /// DER-encoded `extra_roots`.
+    /// DER-encoded `extra_roots`. When TLS cannot be set up (no roots, an
+    /// invalid extra one), plain HTTP still works and every HTTPS request
+    /// fails saying why.
     pub fn with_roots(native_roots: bool, extra_roots: &[Vec<u8>]) -> Self {
-        let mut roots = rustls::RootCertStore::empty();
-        if native_roots {
-            let native = rustls_native_certs::load_native_certs();
-            let (added, ignored) = roots.add_parsable_certificates(native.certs);
-            tracing::debug!(added, ignored, "OAuth client: loaded the system roots");
-        }
+        let mut options = ClientOptions::new()
+            .native_roots(native_roots)
+            .connect_timeout(DEFAULT_TIMEOUT);
         for der in extra_roots {
-            if let Err(error) = roots.add(CertificateDer::from(der.clone())) {
-                tracing::warn!(%error, "OAuth client: an extra root certificate is invalid");
-            }
+            options = options.add_root_certificate(der.clone());
         }
-        let tls = (!roots.is_empty())
-            .then(|| {
-                let provider = Arc::new(rustls::crypto::ring::default_provider());
-                rustls::ClientConfig::builder_with_provider(provider)
-                    .with_safe_default_protocol_versions()
-                    .ok()
-                    .map(|builder| {
-                        let mut config =
-                            builder.with_root_certificates(roots).with_no_client_auth();
-                        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-                        TlsConnector::from(Arc::new(config))
-                    })
-            })
-            .flatten();
+        // A client built for an https origin reaches http ones too.
+        let https = HttpClient::for_endpoint(&Uri::from_static("https://localhost/"), &options);
+        let (client, no_https) = match https {
+            Ok(client) => (Some(client), None),
+            Err(error) => {
+                tracing::warn!(%error, "OAuth client: HTTPS is unavailable");
+                let plain =
+                    HttpClient::for_endpoint(&Uri::from_static("http://localhost/"), &options);
+                (plain.ok(), Some(error.to_string()))
+            }
+        };
         Self {
-            tls,
+            client,
+            no_https,
             timeout: DEFAULT_TIMEOUT,
             body_limit: DEFAULT_BODY_LIMIT,
         }
@@ -124,88 +121,30 @@ impl HyperFetch {
 
     async fn exchange(&self, request: Request<Bytes>) -> Result<Response<Bytes>, Error> {
         let url = request.uri().to_string();
-        let uri = request.uri().clone();
-        let https = match uri.scheme_str() {
-            Some("https") => true,
-            Some("http") => false,
+        match request.uri().scheme_str() {
+            Some("https") => {
+                if let Some(reason) = &self.no_https {
+                    return Err(Error::url(&url, format!("HTTPS is unavailable: {reason}")));
+                }
+            }
+            Some("http") => {}
             _ => return Err(Error::url(&url, "only http and https are supported")),
-        };
-        let host = uri
-            .host()
-            .ok_or_else(|| Error::url(&url, "no host"))?
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let tcp = TcpStream::connect((host.as_str(), port))
+        }
+        let client = self
+            .client
+            .as_ref()
+            .ok_or_else(|| Error::url(&url, "no HTTP client could be set up"))?;
+        let response = client
+            .request(request)
             .await
             .map_err(|error| Error::http(&url, error))?;
-        let _ = tcp.set_nodelay(true);
-        let (mut parts, body) = request.into_parts();
-        let authority = uri
-            .authority()
-            .map(|authority| authority.as_str().to_owned())
-            .unwrap_or_default();
-        if let Ok(value) = HeaderValue::from_str(&authority) {
-            parts.headers.insert(HOST, value);
-        }
-        let origin_form = uri
-            .path_and_query()
-            .map_or("/", |path| path.as_str())
-            .parse::<Uri>()
-            .map_err(|error| Error::url(&url, error.to_string()))?;
-        parts.uri = origin_form;
-        let request = Request::from_parts(parts, Full::new(body));
-        if https {
-            let tls = self
-                .tls
-                .clone()
-                .ok_or_else(|| Error::url(&url, "no root certificates for HTTPS"))?;
-            let name =
-                ServerName::try_from(host).map_err(|error| Error::url(&url, error.to_string()))?;
-            let stream = tls
-                .connect(name, tcp)
-                .await
-                .map_err(|error| Error::http(&url, error))?;
-            self.send_on(TokioIo::new(stream), request, &url).await
-        } else {
-            self.send_on(TokioIo::new(tcp), request, &url).await
-        }
-    }
-
-    async fn send_on<T>(
-        &self,
-        io: T,
-        request: Request<Full<Bytes>>,
-        url: &str,
-    ) -> Result<Response<Bytes>, Error>
-    where
-        T: hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
-    {
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
+        let (parts, body) = response.into_parts();
+        let bytes = Limited::new(body, self.body_limit)
+            .collect()
             .await
-            .map_err(|error| Error::http(url, error))?;
-        // The connection task ends when the exchange is over (the sender is
-        // dropped) or the peer closes.
-        let driver = tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        let outcome = async {
-            let response = sender
-                .send_request(request)
-                .await
-                .map_err(|error| Error::http(url, error))?;
-            let (parts, body) = response.into_parts();
-            let bytes = Limited::new(body, self.body_limit)
-                .collect()
-                .await
-                .map_err(|error| Error::http(url, error))?
-                .to_bytes();
-            Ok(Response::from_parts(parts, bytes))
-        }
-        .await;
-        driver.abort();
-        outcome
+            .map_err(|error| Error::http(&url, error))?
+            .to_bytes();
+        Ok(Response::from_parts(parts, bytes))
     }
 }
 
@@ -220,15 +159,7 @@ impl HttpFetch for HyperFetch {
     }
 }
 
-/// Whether `url` names a loopback host (`localhost`, 127.0.0.0/8, `::1`).
-pub(crate) fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(address)) => address.is_loopback(),
-        Some(url::Host::Ipv6(address)) => address.is_loopback(),
-        None => false,
-    }
-}
+pub(crate) use crate::address::is_loopback;
 
 /// Parses `url` and checks that the client may contact it: HTTPS, or HTTP
 /// to a loopback host (OAuth 2.1 §1.5; MCP's communication security rules).
@@ -331,4 +262,25 @@ pub(crate) async fn post(
     let status = response.status();
     let value = serde_json::from_slice(response.body()).unwrap_or(serde_json::Value::Null);
     Ok((status, response.headers().clone(), value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without root certificates an HTTPS fetch fails saying why, before
+    /// any connection (the port is never contacted).
+    #[tokio::test]
+    async fn without_roots_https_fails_saying_why() {
+        let fetch = HyperFetch::with_roots(false, &[]);
+        let request = Request::builder()
+            .uri("https://127.0.0.1:9/x")
+            .body(Bytes::new())
+            .unwrap();
+        let error = fetch.fetch(request).await.unwrap_err();
+        assert!(
+            error.to_string().contains("HTTPS is unavailable"),
+            "{error}"
+        );
+    }
 }

@@ -18,9 +18,9 @@ use p256::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::authorize::random_token;
 use super::error::Error;
 use super::token::AssertionSigner;
+use crate::random::random_token;
 
 /// How long a client assertion is valid.
 const ASSERTION_LIFETIME_SECS: u64 = 300;

@@ -38,20 +38,20 @@ pub mod challenge;
 pub mod discovery;
 mod error;
 pub mod fetch;
-mod flow;
 #[cfg(feature = "http-client")]
 mod http_authorizer;
 pub mod jwt;
+mod oauth_client;
 pub mod store;
 pub mod token;
 pub mod user_agent;
 
 pub use error::Error;
 pub use fetch::{BoxFuture, HttpFetch, HyperFetch};
-pub use flow::OAuthClient;
 #[cfg(feature = "http-client")]
 pub use http_authorizer::OAuthAuthorizer;
 pub use jwt::{Es256AssertionSigner, Es256Key};
+pub use oauth_client::OAuthClient;
 pub use store::{
     ClientCredentials, FileStore, MemoryStore, StoredTokens, TokenAuthMethod, TokenStore,
 };

@@ -33,13 +33,16 @@
 mod challenge;
 mod fetch;
 mod identity;
+mod key_cache;
 mod layer;
 mod verify;
 
 pub use fetch::{DocumentFetch, FetchError};
 pub use identity::AuthContext;
 pub use layer::{BearerAuth, BearerAuthLayer, BearerBody, ResourceUrlError};
-pub use verify::{BoxFuture, JwksUri, JwtVerifier, KeySource, TokenVerifier, VerifyError};
+pub use verify::{
+    BoxFuture, JwksUri, JwtVerifier, KeySource, TokenTypes, TokenVerifier, VerifyError,
+};
 
 /// The JSON Web Key Set type of the `jsonwebtoken` crate, which
 /// [`KeySource`] returns.

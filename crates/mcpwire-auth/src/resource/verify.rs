@@ -1,8 +1,8 @@
 //! Token verifiers: the trait the bearer layer asks, and its JWT
 //! implementation over a JSON Web Key Set that is cached and refreshed.
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::fetch::{DocumentFetch, FetchError};
 use super::identity::AuthContext;
+use super::key_cache::KeyCache;
 
 /// The crate's boxed future, re-exported where this module's traits use it.
 pub use crate::BoxFuture;
@@ -84,27 +85,53 @@ impl KeySource for JwksUri {
     }
 }
 
-/// The keys held, and when they were fetched.
-struct Cached {
-    keys: Option<JwkSet>,
-    fetched_at: Option<Instant>,
+/// Which JWT `typ` headers a [`JwtVerifier`] accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TokenTypes {
+    /// RFC 9068 access tokens (`at+jwt`, `application/at+jwt`) and plain
+    /// JWTs (`JWT` or no `typ`), which many authorization servers still
+    /// issue; any other `typ` (an ID token's, a DPoP proof's, a logout
+    /// token's, ...) is refused. The default.
+    #[default]
+    AccessTokensAndPlainJwts,
+    /// RFC 9068 §4 strictly: only `typ: at+jwt` (or `application/at+jwt`).
+    AccessTokensOnly,
+}
+
+impl TokenTypes {
+    /// Whether a token with header `typ` is accepted (compared without
+    /// regard to case, as media types are; RFC 7515 §4.1.9).
+    fn accepts(self, typ: Option<&str>) -> bool {
+        let typ = typ.map(str::to_ascii_lowercase);
+        let access_token = matches!(typ.as_deref(), Some("at+jwt" | "application/at+jwt"));
+        let plain = matches!(typ.as_deref(), None | Some("jwt" | "application/jwt"));
+        match self {
+            Self::AccessTokensAndPlainJwts => access_token || plain,
+            Self::AccessTokensOnly => access_token,
+        }
+    }
 }
 
 /// Verifies JWT access tokens (RFC 9068) against a cached JSON Web Key Set.
 ///
 /// The key set is fetched on first use, refetched when older than
 /// [`JwtVerifier::max_age`], and refetched at once when a token names a
-/// key id (`kid`) the set lacks (the issuer rotated its keys), but not more
-/// often than [`JwtVerifier::min_refetch_interval`], so that tokens with
-/// made-up key ids cannot make the server hammer the issuer.
+/// key id (`kid`) the set lacks (the issuer rotated its keys). One fetch is
+/// in flight at a time, shared by every request that waits for it, and
+/// fetches start at least [`JwtVerifier::min_refetch_interval`] apart, so
+/// that tokens with made-up key ids cannot make the server hammer the
+/// issuer. When the issuer cannot be reached, the keys last fetched stay
+/// in use (stale) until a fetch succeeds.
+///
+/// The token's `typ` header must be one [`TokenTypes`] allows (by default
+/// RFC 9068's `at+jwt` or a plain JWT).
 pub struct JwtVerifier {
-    source: Arc<dyn KeySource>,
+    keys: KeyCache,
     issuer: Option<String>,
     algorithms: Vec<Algorithm>,
     leeway: u64,
-    max_age: Duration,
-    min_refetch_interval: Duration,
-    cache: Mutex<Cached>,
+    token_types: TokenTypes,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -118,20 +145,15 @@ impl std::fmt::Debug for JwtVerifier {
 
 impl JwtVerifier {
     /// A verifier taking keys from `source`, accepting ES256 and RS256,
-    /// with no clock leeway, refetching keys every 5 minutes at most and
-    /// at least 10 seconds apart.
+    /// `at+jwt` and plain JWTs, with no clock leeway, refetching keys every
+    /// 5 minutes at most and at least 10 seconds apart.
     pub fn new(source: Arc<dyn KeySource>) -> Self {
         Self {
-            source,
+            keys: KeyCache::new(source),
             issuer: None,
             algorithms: vec![Algorithm::ES256, Algorithm::RS256],
             leeway: 0,
-            max_age: Duration::from_secs(300),
-            min_refetch_interval: Duration::from_secs(10),
-            cache: Mutex::new(Cached {
-                keys: None,
-                fetched_at: None,
-            }),
+            token_types: TokenTypes::default(),
         }
     }
 
@@ -159,58 +181,24 @@ impl JwtVerifier {
     /// How long a fetched key set is used before it is fetched again.
     #[must_use]
     pub fn max_age(mut self, max_age: Duration) -> Self {
-        self.max_age = max_age;
+        self.keys.max_age = max_age;
         self
     }
 
-    /// The shortest time between two fetches triggered by unknown key ids.
+    /// The shortest time between the starts of two key set fetches (for
+    /// unknown key ids, stale keys, or retries after a failure).
     #[must_use]
     pub fn min_refetch_interval(mut self, interval: Duration) -> Self {
-        self.min_refetch_interval = interval;
+        self.keys.min_refetch_interval = interval;
         self
     }
 
-    /// The cached key with id `kid` (or the only key, for a token without
-    /// one), and whether the cache is due for a refetch.
-    fn cached_key(&self, kid: Option<&str>) -> (Option<jsonwebtoken::jwk::Jwk>, bool, bool) {
-        let Ok(cache) = self.cache.lock() else {
-            return (None, true, true);
-        };
-        let age = cache.fetched_at.map(|at| at.elapsed());
-        let stale = age.is_none_or(|age| age >= self.max_age);
-        let may_refetch = age.is_none_or(|age| age >= self.min_refetch_interval);
-        let key = cache.keys.as_ref().and_then(|set| match kid {
-            Some(kid) => set.find(kid).cloned(),
-            None if set.keys.len() == 1 => set.keys.first().cloned(),
-            None => None,
-        });
-        (key, stale, may_refetch)
-    }
-
-    async fn refetch(&self) -> Result<(), VerifyError> {
-        let keys = self
-            .source
-            .fetch()
-            .await
-            .map_err(|error| VerifyError::Unavailable(error.to_string()))?;
-        if let Ok(mut cache) = self.cache.lock() {
-            cache.keys = Some(keys);
-            cache.fetched_at = Some(Instant::now());
-        }
-        Ok(())
-    }
-
-    async fn key_for(&self, kid: Option<&str>) -> Result<jsonwebtoken::jwk::Jwk, VerifyError> {
-        let (key, stale, may_refetch) = self.cached_key(kid);
-        if let Some(key) = key.as_ref().filter(|_| !stale) {
-            return Ok(key.clone());
-        }
-        if stale || may_refetch {
-            self.refetch().await?;
-        }
-        self.cached_key(kid)
-            .0
-            .ok_or_else(|| VerifyError::Invalid("the token's signing key is unknown".to_owned()))
+    /// Which `typ` headers are accepted (default
+    /// [`TokenTypes::AccessTokensAndPlainJwts`]).
+    #[must_use]
+    pub fn token_types(mut self, types: TokenTypes) -> Self {
+        self.token_types = types;
+        self
     }
 
     async fn verify_jwt(&self, token: &str) -> Result<AuthContext, VerifyError> {
@@ -222,7 +210,13 @@ impl JwtVerifier {
                 header.alg
             )));
         }
-        let jwk = self.key_for(header.kid.as_deref()).await?;
+        if !self.token_types.accepts(header.typ.as_deref()) {
+            return Err(VerifyError::Invalid(format!(
+                "a token of type {:?} is not an access token accepted here",
+                header.typ.as_deref().unwrap_or("")
+            )));
+        }
+        let jwk = self.keys.key(header.kid.as_deref()).await?;
         let key = DecodingKey::from_jwk(&jwk)
             .map_err(|error| VerifyError::Invalid(format!("unusable signing key: {error}")))?;
         let mut validation = Validation::new(header.alg);

@@ -59,9 +59,11 @@ pub fn parse_url(url: &str) -> Result<Uri, BuildError> {
 /// certificates (the system's, and any added). Idle connections are kept
 /// for 90 s. Clones share the pool.
 ///
-/// Public so that other transports (the legacy HTTP+SSE client of
-/// `mcpwire-http-legacy`) reach HTTPS servers exactly as
-/// [`StreamableHttpClient`](super::StreamableHttpClient) does.
+/// Public so that other crates reach HTTPS servers exactly as
+/// [`StreamableHttpClient`](super::StreamableHttpClient) does: the legacy
+/// HTTP+SSE client of `mcpwire-http-legacy`, and the OAuth client of
+/// `mcpwire-auth` (its default `HyperFetch`), so the workspace has one
+/// HTTPS client stack.
 #[derive(Clone)]
 pub struct HttpClient {
     inner: Client<Connector, OutgoingBody>,
@@ -80,7 +82,8 @@ impl HttpClient {
     /// A client for `endpoint`'s origin with `options`' connect timeout and
     /// root certificates. TLS is set up only for an `https` endpoint, since
     /// reading the system's certificates takes a while; a client built for
-    /// an `http` endpoint refuses `https` URLs.
+    /// an `http` endpoint refuses `https` URLs, one built for an `https`
+    /// endpoint reaches `http` URLs too (whatever their origin).
     ///
     /// # Errors
     ///

@@ -2,19 +2,11 @@
 //! tests: serving a tower service on 127.0.0.1 with hyper, and a minimal
 //! HTTP/1.1 client over a plain TCP connection.
 
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test support shared by several test files: a panic is a failed assertion"
-)]
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response};
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -78,10 +70,23 @@ impl Answer {
 /// Sends one request on a fresh connection (`Connection: close`) and reads
 /// the whole answer, in 10 seconds at most.
 pub(crate) async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    try_send(method, url, headers, body)
+        .await
+        .expect("the server answered")
+}
+
+/// [`send`], with a connection that fails (nothing listening, reset) as an
+/// error instead of a panic.
+pub(crate) async fn try_send(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<Answer, std::io::Error> {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (authority, path) = rest.find('/').map_or((rest, "/"), |at| rest.split_at(at));
     let exchange = async {
-        let mut stream = TcpStream::connect(authority).await.unwrap();
+        let mut stream = TcpStream::connect(authority).await?;
         let mut request = format!(
             "{method} {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Length: {}\r\n",
             body.len()
@@ -91,14 +96,14 @@ pub(crate) async fn send(method: &str, url: &str, headers: &[(&str, &str)], body
         }
         request.push_str("\r\n");
         request.push_str(body);
-        stream.write_all(request.as_bytes()).await.unwrap();
+        stream.write_all(request.as_bytes()).await?;
         let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await.unwrap();
-        raw
+        stream.read_to_end(&mut raw).await?;
+        Ok::<_, std::io::Error>(raw)
     };
     let raw = tokio::time::timeout(Duration::from_secs(10), exchange)
         .await
-        .expect("answered in time");
+        .expect("answered in time")?;
     let text = String::from_utf8(raw).expect("a UTF-8 answer");
     let (head, body) = text.split_once("\r\n\r\n").expect("a head");
     let mut lines = head.lines();
@@ -111,11 +116,11 @@ pub(crate) async fn send(method: &str, url: &str, headers: &[(&str, &str)], body
         .filter_map(|line| line.split_once(':'))
         .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
         .collect();
-    Answer {
+    Ok(Answer {
         status,
         headers,
         body: body.to_owned(),
-    }
+    })
 }
 
 /// GETs documents with [`send`] (a JWKS, a client metadata document).
@@ -124,7 +129,9 @@ pub(crate) struct PlainFetch;
 impl DocumentFetch for PlainFetch {
     fn get<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<Bytes, FetchError>> {
         Box::pin(async move {
-            let answer = send("GET", url, &[], "").await;
+            let answer = try_send("GET", url, &[], "")
+                .await
+                .map_err(|error| FetchError::new(format!("{url}: {error}")))?;
             if answer.status == 200 {
                 Ok(Bytes::from(answer.body))
             } else {
@@ -132,14 +139,4 @@ impl DocumentFetch for PlainFetch {
             }
         })
     }
-}
-
-/// Collects a response body (for services called directly).
-pub(crate) async fn body_text<B>(body: B) -> String
-where
-    B: http_body::Body,
-    B::Error: std::fmt::Debug,
-{
-    let bytes = body.collect().await.unwrap().to_bytes();
-    String::from_utf8(bytes.to_vec()).unwrap()
 }

@@ -2,22 +2,14 @@
 //! server on 127.0.0.1: the whole flow, then every way the servers can
 //! misbehave that the client must refuse.
 
-#![cfg(feature = "client")]
-#![allow(
-    clippy::unwrap_used,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
-
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::mock_oauth::{Misbehaviour, Mock, start};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode};
 use mcpwire_auth::client::{
     Error, HttpFetch, HyperFetch, MemoryStore, OAuthClient, OAuthConfig, RedirectCapture,
 };
-use support::{Misbehaviour, Mock, start};
 
 const REDIRECT_URI: &str = "http://127.0.0.1:9/callback";
 

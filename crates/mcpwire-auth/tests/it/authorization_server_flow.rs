@@ -4,35 +4,26 @@
 //! token rotation, client authentication, consent, client ID metadata
 //! documents, and the JWKS verifying what it issues.
 
-#![cfg(feature = "authorization-server")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod resource_support;
-
 use std::sync::Arc;
 
+use crate::support::wire::{Answer, PlainFetch, send, serve};
 use mcpwire_auth::authorization_server::{
     AuthorizationServer, Client, Consent, ConsentDecision, ConsentRequest, TokenAuthMethod,
 };
 use mcpwire_auth::pkce;
 use mcpwire_auth::resource::{JwksUri, JwtVerifier, TokenVerifier};
-use resource_support::{Answer, PlainFetch, send, serve};
 use serde_json::{Value, json};
 
-const REDIRECT: &str = "http://127.0.0.1:9/callback";
-const RESOURCE: &str = "http://127.0.0.1:9/mcp";
-const VERIFIER: &str = "a-verifier-of-more-than-forty-three-characters-0123456789";
+pub(crate) const REDIRECT: &str = "http://127.0.0.1:9/callback";
+pub(crate) const RESOURCE: &str = "http://127.0.0.1:9/mcp";
+pub(crate) const VERIFIER: &str = "a-verifier-of-more-than-forty-three-characters-0123456789";
 
 /// A running server and its issuer URL.
-struct Running {
-    issuer: String,
+pub(crate) struct Running {
+    pub(crate) issuer: String,
 }
 
-async fn start(configure: impl FnOnce(String) -> AuthorizationServer) -> Running {
+pub(crate) async fn start(configure: impl FnOnce(String) -> AuthorizationServer) -> Running {
     // The issuer must name the bound port: bind, then build for it.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -59,7 +50,7 @@ async fn start(configure: impl FnOnce(String) -> AuthorizationServer) -> Running
     Running { issuer }
 }
 
-async fn default_server() -> Running {
+pub(crate) async fn default_server() -> Running {
     start(|issuer| {
         AuthorizationServer::builder(issuer)
             .scopes_supported(["read", "write"])
@@ -83,7 +74,7 @@ async fn default_server() -> Running {
 }
 
 /// The value of query parameter `name` of a redirect, decoded.
-fn param(location: &str, name: &str) -> Option<String> {
+pub(crate) fn param(location: &str, name: &str) -> Option<String> {
     let query = location.split_once('?')?.1;
     query.split('&').find_map(|pair| {
         let (key, value) = pair.split_once('=')?;
@@ -97,7 +88,7 @@ fn param(location: &str, name: &str) -> Option<String> {
 }
 
 /// Authorizes `client_id` with PKCE for `scope` and returns the redirect.
-async fn authorize(running: &Running, client_id: &str, scope: &str) -> Answer {
+pub(crate) async fn authorize(running: &Running, client_id: &str, scope: &str) -> Answer {
     let challenge = pkce::s256_challenge(VERIFIER);
     let url = format!(
         "{}/authorize?response_type=code&client_id={client_id}&redirect_uri={REDIRECT}&state=st&code_challenge={challenge}&code_challenge_method=S256&scope={scope}&resource={RESOURCE}",
@@ -106,19 +97,28 @@ async fn authorize(running: &Running, client_id: &str, scope: &str) -> Answer {
     send("GET", &url, &[], "").await
 }
 
-async fn code_for(running: &Running, client_id: &str) -> String {
+pub(crate) async fn code_for(running: &Running, client_id: &str) -> String {
     let answer = authorize(running, client_id, "read").await;
     assert_eq!(answer.status, 302, "{}", answer.body);
     param(answer.header("location").unwrap(), "code").expect("a code")
 }
 
-async fn token_request(running: &Running, form: &str, headers: &[(&str, &str)]) -> Answer {
+pub(crate) async fn token_request(
+    running: &Running,
+    form: &str,
+    headers: &[(&str, &str)],
+) -> Answer {
     let mut all = vec![("Content-Type", "application/x-www-form-urlencoded")];
     all.extend_from_slice(headers);
     send("POST", &format!("{}/token", running.issuer), &all, form).await
 }
 
-async fn exchange_code(running: &Running, client_id: &str, code: &str, verifier: &str) -> Answer {
+pub(crate) async fn exchange_code(
+    running: &Running,
+    client_id: &str,
+    code: &str,
+    verifier: &str,
+) -> Answer {
     let form = format!(
         "grant_type=authorization_code&code={code}&redirect_uri={REDIRECT}&code_verifier={verifier}&client_id={client_id}&resource={RESOURCE}"
     );

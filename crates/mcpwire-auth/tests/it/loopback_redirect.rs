@@ -1,12 +1,6 @@
 //! The native-app user agent: the loopback listener receives the
 //! authorization response the browser is redirected to (RFC 8252 §7.3).
 
-#![cfg(feature = "client")]
-#![allow(
-    clippy::unwrap_used,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -4,21 +4,13 @@
 //! binding, expiry, token non-passthrough, and JWKS refresh on rotation.
 //! Tokens come from the embedded authorization server.
 
-#![cfg(feature = "authorization-server")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod resource_support;
-
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use crate::support::wire::{PlainFetch, send, serve};
 use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::Full;
@@ -27,7 +19,6 @@ use mcpwire_auth::metadata::ProtectedResourceMetadata;
 use mcpwire_auth::resource::{
     AuthContext, BearerAuthLayer, BoxFuture, FetchError, JwkSet, JwksUri, JwtVerifier, KeySource,
 };
-use resource_support::{PlainFetch, send, serve};
 use tower::{Layer, Service};
 
 const ISSUER: &str = "http://issuer.test";
@@ -111,7 +102,7 @@ fn token(issuer: &AuthorizationServer, scopes: &[&str], resource: &str, expires_
     issuer.mint_access_token(&grant, expires_at).unwrap()
 }
 
-async fn call(resource: &str, bearer: Option<&str>) -> resource_support::Answer {
+async fn call(resource: &str, bearer: Option<&str>) -> crate::support::wire::Answer {
     let authorization = bearer.map(|token| format!("Bearer {token}"));
     let headers: Vec<(&str, &str)> = authorization
         .iter()

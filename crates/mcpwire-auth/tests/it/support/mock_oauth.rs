@@ -1,11 +1,6 @@
 //! A hand-written authorization server and MCP resource server on one
 //! 127.0.0.1 port, which misbehaves on request, for the OAuth client tests.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test support: a panic is a failed assertion"
-)]
-
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
