@@ -17,7 +17,7 @@
 //! by itself.
 
 use bytes::Bytes;
-use mcpwire_http::server::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
+use mcpwire_store::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
 
 use crate::connection::{Redis, millis, script};
 
@@ -165,7 +165,7 @@ impl RedisEventStore {
         source: &'static str,
         key: &StreamKey,
         extra: &[Vec<u8>],
-    ) -> Result<T, mcpwire_http::server::StoreError> {
+    ) -> Result<T, mcpwire_store::StoreError> {
         let keys = self.keys(&key.session);
         let script = script(source);
         let mut invocation = script.prepare_invoke();
@@ -184,7 +184,7 @@ impl RedisEventStore {
         &self,
         session: &SessionId,
         start: bool,
-    ) -> Result<(), mcpwire_http::server::StoreError> {
+    ) -> Result<(), mcpwire_store::StoreError> {
         let keys = self.keys(session);
         let script = script(RESET_SESSION);
         let mut invocation = script.prepare_invoke();

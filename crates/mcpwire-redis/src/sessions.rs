@@ -17,7 +17,7 @@
 
 use std::time::Duration;
 
-use mcpwire_http::server::{SessionId, SessionRecord, SessionStore, StoreFuture};
+use mcpwire_store::{SessionId, SessionRecord, SessionStore, StoreFuture};
 use mcpwire_types::ProtocolVersion;
 
 use crate::connection::{Redis, millis, script};

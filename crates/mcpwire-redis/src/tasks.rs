@@ -14,8 +14,8 @@
 //! still what was read (one Lua compare-and-set), retrying a bounded
 //! number of times under contention.
 
-use mcpwire_server::BoxFuture;
-use mcpwire_server::tasks::{TaskChange, TaskPage, TaskRecord, TaskStore, TaskStoreError};
+use mcpwire_store::tasks::TaskFuture;
+use mcpwire_store::tasks::{TaskChange, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 use crate::connection::{Redis, script};
 
@@ -246,7 +246,7 @@ impl RedisTaskStore {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> TaskFuture<()> {
         let store = self.clone();
         Box::pin(async move {
             let json = serde_json::to_string(&record).map_err(backend)?;
@@ -275,11 +275,7 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn get(
-        &self,
-        task_id: String,
-        now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
+    fn get(&self, task_id: String, now_ms: u64) -> TaskFuture<Option<TaskRecord>> {
         let store = self.clone();
         Box::pin(async move {
             Ok(store
@@ -295,7 +291,7 @@ impl TaskStore for RedisTaskStore {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
+    ) -> TaskFuture<Option<(TaskRecord, bool)>> {
         let store = self.clone();
         Box::pin(async move { store.change(task_id, change, now_ms).await })
     }
@@ -306,12 +302,12 @@ impl TaskStore for RedisTaskStore {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>> {
+    ) -> TaskFuture<TaskPage> {
         let store = self.clone();
         Box::pin(async move { store.list_page(owner, after, limit, now_ms).await })
     }
 
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn purge_expired(&self, now_ms: u64) -> TaskFuture<usize> {
         let store = self.clone();
         Box::pin(async move { store.purge(now_ms).await })
     }

@@ -22,7 +22,7 @@ use crate::uri_template::UriTemplate;
 use crate::{BuildError, Context, HandlerError};
 use mcpwire_jsonrpc::Transport;
 
-pub(crate) use crate::change_feed::Change;
+pub(crate) use mcpwire_store::Change;
 
 /// An MCP server: cheap to clone, shared by every session it serves.
 ///
@@ -43,7 +43,7 @@ pub(crate) struct Inner {
     pub(crate) page_size: usize,
     pub(crate) drain_timeout: std::time::Duration,
     /// Seals the `requestState` of multi round-trip answers.
-    pub(crate) state_key: crate::request_state::StateKeyRing,
+    pub(crate) state_key: crate::StateKeyRing,
     /// The task runtime, when tasks are enabled.
     pub(crate) tasks: Option<Arc<crate::tasks::Tasks>>,
     /// The `ttlMs` / `cacheScope` of cacheable results (2026-07-28).
@@ -54,6 +54,13 @@ pub(crate) struct Inner {
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
     /// The application state handlers read with [`Context::state`].
     pub(crate) states: crate::typed::States,
+}
+
+impl crate::ChangeReceiver for Inner {
+    fn receive(&self, change: Change) {
+        // No receiver means no live session here: nobody to tell.
+        let _ = self.changes.send(change);
+    }
 }
 
 impl std::fmt::Debug for Server {
@@ -246,7 +253,7 @@ pub struct ServerBuilder {
     timeouts: Timeouts,
     page_size: usize,
     drain_timeout: std::time::Duration,
-    state_key: Option<crate::request_state::StateKeyRing>,
+    state_key: Option<crate::StateKeyRing>,
     tasks: Option<crate::tasks::TaskOptions>,
     catalog: Catalog,
     pending_completions: Vec<PendingCompletion>,
@@ -394,7 +401,7 @@ impl ServerBuilder {
     /// state only opens on the instance that issued it: instances that
     /// share traffic (behind a load balancer) must be given the same key.
     pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
-        self.state_key = Some(crate::request_state::StateKeyRing::new(key));
+        self.state_key = Some(crate::StateKeyRing::new(key));
         self
     }
 
@@ -402,7 +409,7 @@ impl ServerBuilder {
     /// as a ring the application rotates at run time (see
     /// [`StateKeyRing`](crate::StateKeyRing)); replaces
     /// [`request_state_key`](Self::request_state_key).
-    pub fn request_state_keys(mut self, ring: crate::request_state::StateKeyRing) -> Self {
+    pub fn request_state_keys(mut self, ring: crate::StateKeyRing) -> Self {
         self.state_key = Some(ring);
         self
     }
@@ -684,7 +691,7 @@ impl ServerBuilder {
         config.discover_cache_hint = self.discover_cache_hint.or(self.cache_hints.server_wide());
         let state_key = match self.state_key {
             Some(ring) => ring,
-            None => crate::request_state::StateKeyRing::random().map_err(BuildError::StateKey)?,
+            None => crate::StateKeyRing::random().map_err(BuildError::StateKey)?,
         };
         let (changes, _) = broadcast::channel(64);
         let server = Server {
@@ -706,7 +713,10 @@ impl ServerBuilder {
             }),
         };
         if let Some(feed) = &server.inner.change_feed {
-            feed.attach(crate::ChangeSink::new(Arc::downgrade(&server.inner)));
+            let inner: Arc<dyn crate::ChangeReceiver> = server.inner.clone();
+            let receiver = Arc::downgrade(&inner);
+            drop(inner);
+            feed.attach(crate::ChangeSink::new(receiver));
         }
         Ok(server)
     }

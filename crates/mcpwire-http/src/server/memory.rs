@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::pipe::{PipeSender, pipe};
-use super::store::{
+use mcpwire_store::{
     Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreFuture, StreamEvent,
     StreamKey, Subscription,
 };

@@ -20,9 +20,9 @@ use super::reader::{Outgoing, StreamGuard, respond};
 use super::security::{accepts_json_and_sse, is_json_content};
 use super::service::Shared;
 use super::stateless;
-use super::store::{Envelope, PostExtensions, RequestIdentity, SessionId, StoreError, StreamKey};
 use super::transport::SessionTransport;
 use super::writer::session_halves;
+use mcpwire_store::{Envelope, PostExtensions, RequestIdentity, SessionId, StoreError, StreamKey};
 
 /// Answers a POST to the MCP endpoint.
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: Parts, body: B) -> HttpResponse

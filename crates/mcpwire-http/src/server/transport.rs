@@ -10,8 +10,8 @@ use tokio::sync::Notify;
 
 use super::request::{RequestInbox, RequestOutbox};
 use super::service::Shared;
-use super::store::{SessionId, StoreError, StreamEvent, StreamKey};
 use super::writer::{SessionInbox, SessionOutbox};
+use mcpwire_store::{SessionId, StoreError, StreamEvent, StreamKey};
 
 /// The failure of a [`SessionTransport`].
 #[derive(Debug, thiserror::Error)]

@@ -4,13 +4,14 @@
 //!
 //! Each check is an async function that drives the store through one
 //! scenario and panics with a message naming the broken rule: it is test
-//! support, meant to be called from a `#[tokio::test]`. Every check wants
+//! support, meant to be called from an async test (it needs no particular
+//! runtime). Every check wants
 //! a store with no tasks and uses task ids of its own. The module exists
 //! with the `store-contract` feature only, so that normal builds carry
 //! none of it.
 //!
 //! ```
-//! use mcpwire_server::tasks::{InMemoryTaskStore, store_contract};
+//! use mcpwire_store::tasks::{InMemoryTaskStore, store_contract};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
@@ -29,8 +30,7 @@ use std::fmt::Debug;
 
 use serde_json::json;
 
-use super::record::{TaskChange, TaskRecord};
-use super::store::{TaskPage, TaskStore, TaskStoreError};
+use super::{TaskChange, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 /// Unwraps a store call, panicking with what was being done.
 #[track_caller]
