@@ -44,6 +44,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod builder;
 mod cache_hints;
 mod call;
 mod cancel;
@@ -68,6 +69,7 @@ mod tool_call;
 mod typed;
 pub mod uri_template;
 
+pub use builder::ServerBuilder;
 pub use cancel::Cancellation;
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
@@ -81,7 +83,7 @@ pub use mcpwire_store::{Change, ChangeFeed, ChangeReceiver, ChangeSink};
 /// The keys sealing `requestState`, from `mcpwire-store`.
 pub use mcpwire_store::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use roots::RootsContext;
-pub use server::{Server, ServerBuilder};
+pub use server::Server;
 #[cfg(feature = "schemars")]
 pub use typed::{DerivedOutput, schema_for};
 pub use typed::{IntoToolResult, Structured};

@@ -354,6 +354,57 @@ pub async fn session_store_expires_idle_sessions_and_touch_refreshes<F, S>(
     );
 }
 
+/// Checks that a session bound to its owner ([`SessionStore::set_owner`])
+/// carries the owner in every record read back (`get` and `touch`), so
+/// that the server answers another identity as it answers an unknown id
+/// (SEC-10: a session id is not authentication), and that binding an
+/// unknown session does not bring it into being.
+///
+/// The store must be empty.
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn session_store_binds_a_session_to_its_owner(store: &dyn SessionStore) {
+    let (s, unknown) = (session("contract-owned"), session("contract-unknown"));
+    let idle = Duration::from_secs(60);
+    ok(store.create(&s, idle).await, "create");
+    let record = ok(store.get(&s).await, "get").expect("store contract: a new session is live");
+    expect_eq(record.owner, None, "a new session is bound to nobody");
+    let owner = "alice\nclient-1";
+    ok(store.set_owner(&s, owner).await, "set_owner");
+    let record = ok(store.get(&s).await, "get").expect("store contract: a bound session is live");
+    expect_eq(
+        record.owner.as_deref(),
+        Some(owner),
+        "get returns the owner a session was bound to",
+    );
+    let touched =
+        ok(store.touch(&s, idle).await, "touch").expect("store contract: a bound session is live");
+    expect_eq(
+        touched.owner.as_deref(),
+        Some(owner),
+        "touch returns the owner a session was bound to",
+    );
+    assert!(
+        touched.admits(Some(owner)) && !touched.admits(Some("bob")) && !touched.admits(None),
+        "store contract: a bound session admits its owner only"
+    );
+    ok(
+        store.set_owner(&unknown, owner).await,
+        "set_owner of an unknown session",
+    );
+    expect_eq(
+        ok(store.get(&unknown).await, "get"),
+        None,
+        "binding an unknown session does not create it",
+    );
+    assert!(
+        ok(store.remove(&s).await, "remove"),
+        "store contract: removing a live session reports true"
+    );
+}
+
 /// Checks the bus's routing rules on one session: publishing to a stream
 /// nobody holds reports `false`; a new connection to a stream replaces
 /// (ends) the previous one; a registered runtime receives what is

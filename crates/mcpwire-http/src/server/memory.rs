@@ -308,6 +308,12 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn session_store_binds_a_session_to_its_owner() {
+        let store = MemorySessionStore::new();
+        store_contract::session_store_binds_a_session_to_its_owner(&store).await;
+    }
+
+    #[tokio::test]
     async fn bus_replaces_a_stream_connection_and_reports_absent_ones() {
         let bus = MemoryBus::new();
         store_contract::message_bus_replaces_a_stream_connection_and_reports_absent_ones(&bus)

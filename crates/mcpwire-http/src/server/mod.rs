@@ -132,18 +132,18 @@ mod names;
 mod params;
 mod pipe;
 mod post;
-mod reader;
 mod request;
 pub mod security;
 mod serve;
 mod service;
+mod session_routing;
 mod sniff;
 mod stateless;
 #[cfg(any(test, feature = "store-contract"))]
 pub mod store_contract;
+mod stream_response;
 mod transport;
 mod validate;
-mod writer;
 
 pub use body::{HttpResponse, ResponseBody, ResponseFuture};
 pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMode};

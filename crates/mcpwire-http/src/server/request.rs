@@ -9,8 +9,8 @@ use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, RequestId};
 
 use super::params::observe_tools_list;
 use super::pipe::PipeSender;
-use super::reader::AnswerStatus;
 use super::service::Shared;
+use super::stream_response::AnswerStatus;
 use super::transport::{CancelSignal, LiveTransport, TransportError};
 use mcpwire_store::StreamEvent;
 

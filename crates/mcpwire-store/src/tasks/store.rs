@@ -298,6 +298,12 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_owner_count_holds_only_its_unexpired_tasks() {
+        let store = InMemoryTaskStore::new();
+        store_contract::task_store_counts_only_the_owners_unexpired_tasks(&store).await;
+    }
+
+    #[tokio::test]
     async fn a_terminal_task_ignores_later_changes() {
         let store = InMemoryTaskStore::new();
         store_contract::task_store_a_terminal_task_ignores_later_changes(&store).await;

@@ -209,3 +209,62 @@ pub async fn task_store_a_terminal_task_ignores_later_changes(store: &dyn TaskSt
         "get reads what the last update left",
     );
 }
+
+/// Checks that [`TaskStore::count_owned`] counts exactly the owner's
+/// unexpired tasks, not the unbound ones an owner may also see nor
+/// another owner's, and caps the count at `limit` (the per-requestor cap
+/// of the runtime relies on it).
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn task_store_counts_only_the_owners_unexpired_tasks(store: &dyn TaskStore) {
+    for (id, created, owner) in [
+        ("count-a1", 0, Some("count-a")),
+        ("count-a2", 10, Some("count-a")),
+        ("count-a3", 500, Some("count-a")),
+        ("count-b1", 10, Some("count-b")),
+        ("count-u1", 10, None),
+    ] {
+        ok(store.create(record(id, created, owner)).await, "create");
+    }
+    let count = |owner: Option<&str>, limit: usize, now: u64| {
+        store.count_owned(owner.map(str::to_owned), limit, now)
+    };
+    expect_eq(
+        ok(count(Some("count-a"), usize::MAX, 100).await, "count_owned"),
+        3,
+        "an owner's count holds its own tasks only, not the unbound ones",
+    );
+    expect_eq(
+        ok(count(Some("count-a"), 2, 100).await, "count_owned"),
+        2,
+        "a count stops at its limit",
+    );
+    expect_eq(
+        ok(count(Some("count-b"), usize::MAX, 100).await, "count_owned"),
+        1,
+        "another owner's tasks are not counted",
+    );
+    expect_eq(
+        ok(count(None, usize::MAX, 100).await, "count_owned"),
+        1,
+        "the unbound tasks are counted as nobody's",
+    );
+    expect_eq(
+        ok(
+            count(Some("count-a"), usize::MAX, 1_000).await,
+            "count_owned",
+        ),
+        2,
+        "a task expired at `now` is not counted (TASK-18)",
+    );
+    expect_eq(
+        ok(
+            count(Some("count-a"), usize::MAX, 1_600).await,
+            "count_owned",
+        ),
+        0,
+        "an owner whose tasks all expired holds none",
+    );
+}
