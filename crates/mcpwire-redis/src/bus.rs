@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcpwire_http::server::{
+use mcpwire_store::{
     Envelope, Inbox, MessageBus, SessionId, StoreError, StoreFuture, StreamEvent, StreamKey,
     Subscription,
 };

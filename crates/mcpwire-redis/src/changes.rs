@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use mcpwire_http::server::StoreError;
-use mcpwire_server::{Change, ChangeFeed, ChangeSink};
+use mcpwire_store::StoreError;
+use mcpwire_store::{Change, ChangeFeed, ChangeSink};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;

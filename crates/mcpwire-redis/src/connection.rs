@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcpwire_http::server::StoreError;
+use mcpwire_store::StoreError;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, FromRedisValue, RedisError};
 

@@ -10,6 +10,10 @@
 //!   append order: its head names the stream holding the session's oldest
 //!   event, which is what per-session retention drops.
 //! * `P:ev:ID:s:N`, a list of stream `N`'s events as `seq:json`.
+//! * `P:ev:ID:done`, a list of the streams delivered whole
+//!   (`EventStore::completed`), oldest first: only the latest
+//!   [`KEEP_COMPLETED`] stay replayable, as in the in-memory store, for a
+//!   client whose connection broke at their very end.
 //!
 //! Each operation is one Lua script, so it is atomic across instances.
 //! Every write refreshes the TTL of the keys it touches to the configured
@@ -17,11 +21,12 @@
 //! by itself.
 
 use bytes::Bytes;
-use mcpwire_http::server::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
+use mcpwire_store::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
 
 use crate::connection::{Redis, millis, script};
 
-/// `KEYS[1]` meta, `KEYS[2]` order; `ARGV[1]` the stream list prefix.
+/// `KEYS[1]` meta, `KEYS[2]` order, `KEYS[3]` done; `ARGV[1]` the stream
+/// list prefix.
 /// Drops a session's log, then (when `ARGV[2]` is `1`) starts a new one
 /// with its standalone stream 0; `ARGV[3]` the TTL.
 const RESET_SESSION: &str = r"
@@ -31,7 +36,7 @@ for _, field in ipairs(fields) do
     redis.call('DEL', ARGV[1] .. string.sub(field, 3))
   end
 end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 if ARGV[2] == '1' then
   redis.call('HSET', KEYS[1], 'o:0', 1, 'total', 0)
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -75,6 +80,7 @@ while total > tonumber(ARGV[5]) and rounds < 10000 do
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', list, ARGV[6])
 return 1
 ";
@@ -124,6 +130,32 @@ redis.call('HINCRBY', KEYS[1], 'total', -dropped)
 return 1
 ";
 
+/// Records that stream `ARGV[2]` was delivered whole, and drops the
+/// oldest such streams beyond the latest `ARGV[3]`; `ARGV[4]` the TTL.
+/// Ignores a session it does not know.
+const COMPLETED: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+local rounds = 0
+while redis.call('LLEN', KEYS[3]) > tonumber(ARGV[3]) and rounds < 10000 do
+  rounds = rounds + 1
+  local n = redis.call('LPOP', KEYS[3])
+  if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 1 then
+    local dropped = redis.call('LLEN', ARGV[1] .. n)
+    redis.call('DEL', ARGV[1] .. n)
+    redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n)
+    redis.call('LREM', KEYS[2], 0, n)
+    redis.call('HINCRBY', KEYS[1], 'total', -dropped)
+  end
+end
+return 1
+";
+
+/// How many streams delivered whole a session keeps replayable (as the
+/// in-memory store does).
+const KEEP_COMPLETED: u64 = 4;
+
 /// The most `SCAN` rounds one `count` makes, so that it stays bounded.
 const COUNT_ROUNDS: usize = 10_000;
 
@@ -137,6 +169,7 @@ pub struct RedisEventStore {
 struct SessionKeys {
     meta: String,
     order: String,
+    done: String,
     streams: String,
 }
 
@@ -149,6 +182,7 @@ impl RedisEventStore {
         SessionKeys {
             meta: self.redis.key(&["ev", session.as_str(), "meta"]),
             order: self.redis.key(&["ev", session.as_str(), "order"]),
+            done: self.redis.key(&["ev", session.as_str(), "done"]),
             streams: self.redis.key(&["ev", session.as_str(), "s", ""]),
         }
     }
@@ -165,13 +199,14 @@ impl RedisEventStore {
         source: &'static str,
         key: &StreamKey,
         extra: &[Vec<u8>],
-    ) -> Result<T, mcpwire_http::server::StoreError> {
+    ) -> Result<T, mcpwire_store::StoreError> {
         let keys = self.keys(&key.session);
         let script = script(source);
         let mut invocation = script.prepare_invoke();
         invocation
             .key(keys.meta)
             .key(keys.order)
+            .key(keys.done)
             .arg(keys.streams)
             .arg(key.stream);
         for argument in extra {
@@ -184,13 +219,14 @@ impl RedisEventStore {
         &self,
         session: &SessionId,
         start: bool,
-    ) -> Result<(), mcpwire_http::server::StoreError> {
+    ) -> Result<(), mcpwire_store::StoreError> {
         let keys = self.keys(session);
         let script = script(RESET_SESSION);
         let mut invocation = script.prepare_invoke();
         invocation
             .key(keys.meta)
             .key(keys.order)
+            .key(keys.done)
             .arg(keys.streams)
             .arg(if start { "1" } else { "0" })
             .arg(self.ttl());
@@ -297,6 +333,16 @@ impl EventStore for RedisEventStore {
         let key = key.clone();
         Box::pin(async move {
             self.stream_script::<i64>("forgetting a stream", FORGET, &key, &[])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn completed(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        let key = key.clone();
+        Box::pin(async move {
+            let arguments = [number(KEEP_COMPLETED), number(self.ttl())];
+            self.stream_script::<i64>("keeping a delivered stream", COMPLETED, &key, &arguments)
                 .await?;
             Ok(())
         })

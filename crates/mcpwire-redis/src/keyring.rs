@@ -30,8 +30,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use mcpwire_http::server::StoreError;
-use mcpwire_server::{MAX_PREVIOUS_KEYS, StateKeyRing};
+use mcpwire_store::StoreError;
+use mcpwire_store::{MAX_PREVIOUS_KEYS, StateKeyRing};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 

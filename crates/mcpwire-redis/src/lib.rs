@@ -3,8 +3,10 @@
 //! balancer: every POST and GET may land on any instance.
 //!
 //! [`RedisStores::connect`] opens one reconnecting connection and builds
-//! on it the three stores of `mcpwire_http::server` and the shared state
-//! of `mcpwire_server`:
+//! on it the stores of `mcpwire-store`'s traits: the three of the
+//! Streamable HTTP server (`mcpwire_http::server`) and the shared state of
+//! the server runtime (`mcpwire_server`). This crate depends on
+//! `mcpwire-store` alone, neither on the transport nor on the runtime:
 //!
 //! * [`RedisSessionStore`]: session records (hashes with idle TTLs);
 //! * [`RedisEventStore`]: every stream's events for `Last-Event-ID`
@@ -22,7 +24,7 @@
 //!   followed by all.
 //!
 //! ```no_run
-//! use mcpwire_http::server::{Config, StreamableHttp};
+//! use mcpwire_store::{Config, StreamableHttp};
 //! use mcpwire_redis::{RedisConfig, RedisStores};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -53,7 +55,7 @@ mod wire;
 
 use std::sync::Arc;
 
-use mcpwire_http::server::{Config, StoreError};
+use mcpwire_store::{StoreError, UseStores};
 
 pub use bus::RedisBus;
 pub use changes::RedisChangeFeed;
@@ -121,13 +123,10 @@ impl RedisStores {
             .cloned()
     }
 
-    /// `config` with these stores as its session store, event store and
-    /// message bus.
-    pub fn apply(&self, config: Config) -> Config {
-        config
-            .session_store(self.sessions.clone())
-            .event_store(self.events.clone())
-            .message_bus(self.bus.clone())
+    /// `config` (`mcpwire_http::server::Config`) with these stores as its
+    /// session store, event store and message bus.
+    pub fn apply<C: UseStores>(&self, config: C) -> C {
+        config.use_stores(self.sessions.clone(), self.events.clone(), self.bus.clone())
     }
 }
 

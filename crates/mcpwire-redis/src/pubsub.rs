@@ -6,7 +6,7 @@ use std::sync::Weak;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcpwire_http::server::StoreError;
+use mcpwire_store::StoreError;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 

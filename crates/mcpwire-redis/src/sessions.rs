@@ -5,8 +5,10 @@
 //! Keys (`P` is the configured prefix):
 //!
 //! * `P:session:ID`, a hash: `v` the negotiated revision, `n` the last
-//!   stream number handed out; `PEXPIRE`d to the idle timeout on every
-//!   touch.
+//!   stream number handed out, `o` the owner (the identity that created the
+//!   session, when it had one: every lookup returns it, and the server
+//!   answers another identity as it answers an unknown id); `PEXPIRE`d to
+//!   the idle timeout on every touch.
 //! * `P:sessions`, a sorted set: each session id scored by its idle
 //!   deadline in Redis time (ms); entries leave it on `remove` and when
 //!   swept by `take_expired`; its TTL is kept at twice the longest idle
@@ -17,7 +19,7 @@
 
 use std::time::Duration;
 
-use mcpwire_http::server::{SessionId, SessionRecord, SessionStore, StoreFuture};
+use mcpwire_store::{SessionId, SessionRecord, SessionStore, StoreFuture};
 use mcpwire_types::ProtocolVersion;
 
 use crate::connection::{Redis, millis, script};
@@ -36,8 +38,9 @@ if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) 
 return 1
 ";
 
-/// Refreshes a live record and returns `{revision or ''}`, or nil: same
-/// keys and arguments as `CREATE`.
+/// Refreshes a live record and returns `{revision or '', owner or ''}`
+/// (the owner's first character is `=` when there is one, so that an empty
+/// owner and none differ), or nil: same keys and arguments as `CREATE`.
 const TOUCH: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local t = redis.call('TIME')
@@ -48,7 +51,9 @@ local keep = tonumber(ARGV[2]) * 2
 if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then v = '' end
-return {v}
+local o = redis.call('HGET', KEYS[1], 'o')
+if not o then o = '' else o = '=' .. o end
+return {v, o}
 ";
 
 /// Sets a field of a live record only: `KEYS[1]`, `ARGV[1]` field,
@@ -109,6 +114,11 @@ fn parse_version(text: &str) -> Option<ProtocolVersion> {
     ProtocolVersion::parse(text).ok()
 }
 
+/// The record of `id` from its stored revision and owner fields.
+fn record_of(id: SessionId, version: Option<&str>, owner: Option<String>) -> SessionRecord {
+    SessionRecord::new(id, version.and_then(parse_version)).owned_by(owner)
+}
+
 impl SessionStore for RedisSessionStore {
     fn create(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, ()> {
         let (record, deadlines) = (self.record_key(id), self.deadlines_key());
@@ -142,8 +152,11 @@ impl SessionStore for RedisSessionStore {
             let found: Option<Vec<String>> =
                 self.redis.eval("touching a session", &invocation).await?;
             Ok(found.map(|fields| {
-                let version = fields.first().and_then(|text| parse_version(text));
-                SessionRecord::new(id, version)
+                let owner = fields
+                    .get(1)
+                    .and_then(|text| text.strip_prefix('='))
+                    .map(str::to_owned);
+                record_of(id, fields.first().map(String::as_str), owner)
             }))
         })
     }
@@ -152,17 +165,14 @@ impl SessionStore for RedisSessionStore {
         let record = self.record_key(id);
         let id = id.clone();
         Box::pin(async move {
-            let fields: (Option<String>, Option<String>) = self
+            let (stream, version, owner): (Option<String>, Option<String>, Option<String>) = self
                 .redis
                 .run(
                     "reading a session",
-                    redis::cmd("HMGET").arg(record).arg("n").arg("v"),
+                    redis::cmd("HMGET").arg(record).arg("n").arg("v").arg("o"),
                 )
                 .await?;
-            Ok(fields.0.map(|_| {
-                let version = fields.1.as_deref().and_then(parse_version);
-                SessionRecord::new(id, version)
-            }))
+            Ok(stream.map(|_| record_of(id, version.as_deref(), owner)))
         })
     }
 
@@ -174,6 +184,20 @@ impl SessionStore for RedisSessionStore {
             invocation.key(record).arg("v").arg(version.as_str());
             self.redis
                 .eval::<i64>("recording a session's revision", &invocation)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn set_owner(&self, id: &SessionId, owner: &str) -> StoreFuture<'_, ()> {
+        let record = self.record_key(id);
+        let owner = owner.to_owned();
+        Box::pin(async move {
+            let script = script(SET_IF_LIVE);
+            let mut invocation = script.prepare_invoke();
+            invocation.key(record).arg("o").arg(owner);
+            self.redis
+                .eval::<i64>("binding a session to its owner", &invocation)
                 .await?;
             Ok(())
         })

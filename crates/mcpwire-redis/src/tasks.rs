@@ -8,31 +8,51 @@
 //!   their expiry on, whatever the key's TTL).
 //! * `P:tasks`, a sorted set of task ids scored by creation time (ms), for
 //!   listing oldest first; entries leave it with `purge_expired`.
+//! * `P:owned:OWNER` (`P:unowned` for tasks bound to nobody), a sorted set
+//!   of the owner's task ids scored by their expiry (ms; `+inf` without a
+//!   TTL), so that `count_owned` counts exactly the owner's unexpired tasks
+//!   in one script, whatever else the store holds; it expires with the
+//!   owner's longest-lived task.
 //!
 //! Updates are optimistic: read the record, apply the change in Rust
 //! (`TaskRecord::apply`), and write it back only if the stored JSON is
 //! still what was read (one Lua compare-and-set), retrying a bounded
 //! number of times under contention.
 
-use mcpwire_server::BoxFuture;
-use mcpwire_server::tasks::{TaskChange, TaskPage, TaskRecord, TaskStore, TaskStoreError};
+use mcpwire_store::tasks::TaskFuture;
+use mcpwire_store::tasks::{TaskChange, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 use crate::connection::{Redis, script};
 
 /// Stores a new record unless its id is known: `KEYS[1]` the record,
-/// `KEYS[2]` the set; `ARGV[1]` id, `ARGV[2]` JSON, `ARGV[3]` created
-/// (ms), `ARGV[4]` the key's TTL (ms) or `0` for none.
+/// `KEYS[2]` the set, `KEYS[3]` the owner's set; `ARGV[1]` id, `ARGV[2]`
+/// JSON, `ARGV[3]` created (ms), `ARGV[4]` the key's TTL (ms) or `0` for
+/// none, `ARGV[5]` the task's expiry (ms) or `+inf`.
 const CREATE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   return 0
 end
+local existed = redis.call('EXISTS', KEYS[3])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
 if ARGV[4] == '0' then
   redis.call('SET', KEYS[1], ARGV[2])
+  redis.call('PERSIST', KEYS[3])
 else
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
+  local ttl = redis.call('PTTL', KEYS[3])
+  if existed == 0 or (ttl >= 0 and ttl < tonumber(ARGV[4])) then
+    redis.call('PEXPIRE', KEYS[3], ARGV[4])
+  end
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
+";
+
+/// How many unexpired tasks an owner holds: `KEYS[1]` the owner's set,
+/// `ARGV[1]` now (ms). Drops the entries expired at `now` first.
+const COUNT_OWNED: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+return redis.call('ZCARD', KEYS[1])
 ";
 
 /// Replaces `KEYS[1]` with `ARGV[2]` only while it holds `ARGV[1]`,
@@ -74,6 +94,14 @@ impl RedisTaskStore {
 
     fn index_key(&self) -> String {
         self.redis.key(&["tasks"])
+    }
+
+    /// The set of the tasks bound to `owner` (or to nobody).
+    fn owned_key(&self, owner: Option<&str>) -> String {
+        match owner {
+            Some(owner) => self.redis.key(&["owned", owner]),
+            None => self.redis.key(&["unowned"]),
+        }
     }
 
     /// The stored JSON and record of `id`, if any.
@@ -180,7 +208,9 @@ impl RedisTaskStore {
             let records = self.records(&ids).await?;
             let mut kept: isize = 0;
             for (id, record) in ids.iter().zip(records) {
-                let expired = record.is_none_or(|record| record.is_expired(now_ms));
+                let expired = record
+                    .as_ref()
+                    .is_none_or(|record| record.is_expired(now_ms));
                 if !expired {
                     kept += 1;
                     continue;
@@ -194,6 +224,15 @@ impl RedisTaskStore {
                     .cmd("ZREM")
                     .arg(self.index_key())
                     .arg(id);
+                // A record whose key vanished leaves its owner's entry to
+                // expire by its score in `count_owned`.
+                if let Some(record) = &record {
+                    pipeline
+                        .cmd("ZREM")
+                        .arg(self.owned_key(record.owner.as_deref()))
+                        .arg(id)
+                        .ignore();
+                }
                 let (removed,): (i64,) = self
                     .redis
                     .pipe("purging a task", &pipeline)
@@ -246,22 +285,28 @@ impl RedisTaskStore {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> TaskFuture<()> {
         let store = self.clone();
         Box::pin(async move {
             let json = serde_json::to_string(&record).map_err(backend)?;
             let ttl = record
                 .ttl_ms
                 .map_or(0, |ttl| ttl.saturating_add(KEY_SLACK_MS));
+            let expiry = record.ttl_ms.map_or_else(
+                || "+inf".to_owned(),
+                |ttl| record.created_at_ms.saturating_add(ttl).to_string(),
+            );
             let script = script(CREATE);
             let mut invocation = script.prepare_invoke();
             invocation
                 .key(store.record_key(&record.task_id))
                 .key(store.index_key())
+                .key(store.owned_key(record.owner.as_deref()))
                 .arg(&record.task_id)
                 .arg(json)
                 .arg(record.created_at_ms)
-                .arg(ttl);
+                .arg(ttl)
+                .arg(expiry);
             let created: i64 = store
                 .redis
                 .eval("creating a task", &invocation)
@@ -275,11 +320,7 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn get(
-        &self,
-        task_id: String,
-        now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
+    fn get(&self, task_id: String, now_ms: u64) -> TaskFuture<Option<TaskRecord>> {
         let store = self.clone();
         Box::pin(async move {
             Ok(store
@@ -295,7 +336,7 @@ impl TaskStore for RedisTaskStore {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
+    ) -> TaskFuture<Option<(TaskRecord, bool)>> {
         let store = self.clone();
         Box::pin(async move { store.change(task_id, change, now_ms).await })
     }
@@ -306,13 +347,30 @@ impl TaskStore for RedisTaskStore {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>> {
+    ) -> TaskFuture<TaskPage> {
         let store = self.clone();
         Box::pin(async move { store.list_page(owner, after, limit, now_ms).await })
     }
 
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn purge_expired(&self, now_ms: u64) -> TaskFuture<usize> {
         let store = self.clone();
         Box::pin(async move { store.purge(now_ms).await })
+    }
+
+    fn count_owned(&self, owner: Option<String>, limit: usize, now_ms: u64) -> TaskFuture<usize> {
+        let store = self.clone();
+        Box::pin(async move {
+            let script = script(COUNT_OWNED);
+            let mut invocation = script.prepare_invoke();
+            invocation
+                .key(store.owned_key(owner.as_deref()))
+                .arg(now_ms);
+            let count: usize = store
+                .redis
+                .eval("counting an owner's tasks", &invocation)
+                .await
+                .map_err(backend)?;
+            Ok(count.min(limit))
+        })
     }
 }

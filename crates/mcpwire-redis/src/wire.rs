@@ -6,7 +6,7 @@
 //! an earlier version still read every other frame.
 
 use bytes::Bytes;
-use mcpwire_http::server::{Envelope, PostExtensions, RequestIdentity, SessionId, StreamEvent};
+use mcpwire_store::{Envelope, PostExtensions, RequestIdentity, SessionId, StreamEvent};
 
 /// One message between instances.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -35,6 +35,7 @@
 use std::future::Future;
 
 use mcpwire_jsonrpc::ErrorObject;
+use mcpwire_store::RequestIdentity;
 use mcpwire_types::methods::{ClientResult, ServerRequest, method_info};
 use mcpwire_types::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
@@ -297,7 +298,7 @@ impl Server {
     {
         let state = match retry.state {
             Some(sealed) if multi_round_trip(method, ctx.version()) => {
-                let binding = state_binding(method, name);
+                let binding = state_binding(method, name, &ctx);
                 let opened = self.inner.state_key.open(&binding, &sealed);
                 Some(opened.ok_or_else(|| {
                     HandlerError::InvalidParams(
@@ -340,7 +341,8 @@ impl Server {
     {
         let version = ctx.version();
         if multi_round_trip(method, version) {
-            return self.input_required_result(input, &ctx, &state_binding(method, name));
+            let binding = state_binding(method, name, &ctx);
+            return self.input_required_result(input, &ctx, &binding);
         }
         if version.has_multi_round_trip() {
             return Err(HandlerError::Internal(format!(
@@ -416,9 +418,23 @@ fn multi_round_trip(method: &str, version: ProtocolVersion) -> bool {
 }
 
 /// What a request's sealed state is bound to (made only for the multi
-/// round-trip requests that carry one).
-fn state_binding(method: &str, name: &str) -> String {
-    format!("{method}\n{name}")
+/// round-trip requests that carry one): the request (method, and tool,
+/// prompt or resource name), and the identity that sent it when an
+/// authentication layer established one (a `RequestIdentity` among the
+/// request's extensions, as sessions are bound), so that a state minted for
+/// one user is refused for another: the spec's "authenticated principal,
+/// rejecting state presented by a different principal" (MRTR server
+/// requirements; ELIC-34, SEC-10).
+fn state_binding(method: &str, name: &str, ctx: &Context) -> String {
+    match RequestIdentity::of(ctx.transport_context()) {
+        // No method is named `owner`, so a bound binding never equals an
+        // unbound one; the owner's length keeps it apart from the name.
+        Some(identity) => {
+            let owner = identity.owner_key();
+            format!("owner\n{}\n{owner}\n{method}\n{name}", owner.len())
+        }
+        None => format!("{method}\n{name}"),
+    }
 }
 
 /// Adds to `missing` the client capabilities `kind` needs (the elicitation

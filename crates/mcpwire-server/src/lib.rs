@@ -44,11 +44,11 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod builder;
 mod cache_hints;
 mod call;
 mod cancel;
 mod catalog;
-mod change_feed;
 mod client_requests;
 mod context;
 pub mod cursor;
@@ -59,7 +59,6 @@ mod handler;
 mod input;
 mod listen;
 mod outbox;
-mod request_state;
 mod roots;
 pub mod schema;
 mod server;
@@ -69,17 +68,21 @@ mod tool_call;
 mod typed;
 pub mod uri_template;
 
+pub use builder::ServerBuilder;
 pub use cancel::Cancellation;
-pub use change_feed::{Change, ChangeFeed, ChangeSink};
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
 pub use input::InputRequired;
 /// Options of a request a handler sends to its client ([`Context::request`]).
 pub use mcpwire_session::RequestOptions;
-pub use request_state::{MAX_PREVIOUS_KEYS, StateKeyRing};
+/// Catalog changes between instances, from `mcpwire-store` (the
+/// runtime-free crate of shared state).
+pub use mcpwire_store::{Change, ChangeFeed, ChangeReceiver, ChangeSink};
+/// The keys sealing `requestState`, from `mcpwire-store`.
+pub use mcpwire_store::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use roots::RootsContext;
-pub use server::{Server, ServerBuilder};
+pub use server::Server;
 #[cfg(feature = "schemars")]
 pub use typed::{DerivedOutput, schema_for};
 pub use typed::{IntoToolResult, Structured};

@@ -62,6 +62,8 @@ pub use mcpwire_server as server;
 pub use mcpwire_session as session;
 #[cfg(feature = "stdio")]
 pub use mcpwire_stdio as stdio;
+#[cfg(feature = "store")]
+pub use mcpwire_store as store;
 
 /// The README's examples, compiled (and run) as doctests.
 #[cfg(all(

@@ -64,13 +64,18 @@ const NO_RUNTIME_EXAMPLE: &str = "this example proves the engine and the codec r
 const SANS_IO: &str = "L0-L2 are sans-IO: no async runtime, HTTP stack or tower below the \
                        transports (DESIGN.md, Layers)";
 
+/// Why the store crate stays runtime-free.
+const STORE: &str = "mcpwire-store holds the traits of shared state for every backend: types \
+                     and jsonrpc only, and no async runtime, HTTP stack or tower at any depth \
+                     (DESIGN.md, Layers; issue 19)";
+
 /// Why transports and runtimes stay apart.
 const TRANSPORT: &str = "transports depend on jsonrpc (and types) only; they meet runtimes in \
                          the facade or user code (DESIGN.md, Layers)";
 
 /// Why runtimes stay apart from transports.
-const RUNTIME: &str = "runtimes depend on session, types and jsonrpc only; they meet transports \
-                       in the facade or user code (DESIGN.md, Layers)";
+const RUNTIME: &str = "runtimes depend on session, store, types and jsonrpc only; they meet \
+                       transports in the facade or user code (DESIGN.md, Layers)";
 
 /// The layer map as rules, one per crate below the facade.
 const RULES: &[Rule] = &[
@@ -93,6 +98,21 @@ const RULES: &[Rule] = &[
         why: SANS_IO,
     },
     Rule {
+        krate: "mcpwire-store",
+        reach: Reach::Only(&["mcpwire-types", "mcpwire-jsonrpc"]),
+        forbidden: RUNTIME_STACK,
+        why: STORE,
+    },
+    Rule {
+        krate: "mcpwire-redis",
+        // A shared-state backend implements mcpwire-store's traits; it must
+        // not pull the transport or the runtime its users may not want.
+        reach: Reach::Only(&["mcpwire-store", "mcpwire-types", "mcpwire-jsonrpc"]),
+        forbidden: &["hyper", "hyper-*", "tower", "tower-*"],
+        why: "a store backend depends on mcpwire-store (and types, jsonrpc) only: never on \
+              mcpwire-http or mcpwire-server (DESIGN.md, Layers; issue 19)",
+    },
+    Rule {
         krate: "mcpwire-stdio",
         reach: Reach::Only(&["mcpwire-jsonrpc", "mcpwire-types"]),
         forbidden: &[],
@@ -100,13 +120,18 @@ const RULES: &[Rule] = &[
     },
     Rule {
         krate: "mcpwire-http",
-        reach: Reach::Only(&["mcpwire-jsonrpc", "mcpwire-types"]),
+        reach: Reach::Only(&["mcpwire-store", "mcpwire-jsonrpc", "mcpwire-types"]),
         forbidden: &[],
         why: TRANSPORT,
     },
     Rule {
         krate: "mcpwire-http-legacy",
-        reach: Reach::Only(&["mcpwire-http", "mcpwire-jsonrpc", "mcpwire-types"]),
+        reach: Reach::Only(&[
+            "mcpwire-http",
+            "mcpwire-store",
+            "mcpwire-jsonrpc",
+            "mcpwire-types",
+        ]),
         forbidden: &[],
         why: "the legacy transport builds on mcpwire-http (never the reverse) and meets \
               runtimes only in the facade or user code (DESIGN.md, Layers)",
@@ -117,14 +142,24 @@ const RULES: &[Rule] = &[
         // implements mcpwire-http's client `Authorizer` hook for the OAuth
         // client (as http-legacy builds on http), so users need not write
         // the adapter; mcpwire-http never depends on mcpwire-auth.
-        reach: Reach::Only(&["mcpwire-http", "mcpwire-types", "mcpwire-jsonrpc"]),
+        reach: Reach::Only(&[
+            "mcpwire-http",
+            "mcpwire-store",
+            "mcpwire-types",
+            "mcpwire-jsonrpc",
+        ]),
         forbidden: &[],
         why: "auth depends on types at most, and on mcpwire-http only for its optional \
               client Authorizer adapter (DESIGN.md, Layers)",
     },
     Rule {
         krate: "mcpwire-server",
-        reach: Reach::Only(&["mcpwire-session", "mcpwire-types", "mcpwire-jsonrpc"]),
+        reach: Reach::Only(&[
+            "mcpwire-session",
+            "mcpwire-store",
+            "mcpwire-types",
+            "mcpwire-jsonrpc",
+        ]),
         forbidden: &[],
         why: RUNTIME,
     },
@@ -354,6 +389,12 @@ mod tests {
             ("mcpwire-client", "mcpwire-stdio"),
             ("mcpwire-http", "mcpwire-http-legacy"),
             ("mcpwire-auth", "mcpwire-session"),
+            ("mcpwire-redis", "mcpwire-http"),
+            ("mcpwire-redis", "mcpwire-server"),
+            ("mcpwire-store", "mcpwire-session"),
+            ("mcpwire-store", "tokio"),
+            ("mcpwire-store", "hyper"),
+            ("mcpwire-store", "tower-service"),
         ] {
             let found = rule_problems(rule_for(from), &names(&[to]));
             assert_eq!(found.len(), 1, "{from} -> {to}: {found:?}");
@@ -371,6 +412,11 @@ mod tests {
             ("mcpwire-server", "mcpwire-session"),
             ("mcpwire-server", "tokio"),
             ("mcpwire-test", "mcpwire-session"),
+            ("mcpwire-redis", "mcpwire-store"),
+            ("mcpwire-redis", "tokio"),
+            ("mcpwire-http", "mcpwire-store"),
+            ("mcpwire-server", "mcpwire-store"),
+            ("mcpwire-store", "mcpwire-types"),
         ] {
             let found = rule_problems(rule_for(from), &names(&[to]));
             assert!(found.is_empty(), "{from} -> {to}: {found:?}");

@@ -267,7 +267,7 @@ pub(crate) mod frames {
     use super::{BufMut, Bytes, BytesMut};
 
     /// An event carrying `data`, with the event id of event `seq` of stream
-    /// `stream` when given (`"{stream}-{seq}"`, see `reader::event_id`).
+    /// `stream` when given (`"{stream}-{seq}"`, see `stream_response::event_id`).
     /// Each line of `data` becomes a `data:` line (packets are encoded on
     /// one line, so there is normally one).
     pub(crate) fn event(id: Option<(u64, u64)>, data: &[u8]) -> Bytes {
@@ -379,7 +379,7 @@ mod tests {
         for (stream, seq) in [(0, 0), (10, 9), (u64::MAX, 1_000_000)] {
             let expected = format!(
                 "id: {}\ndata: x\n\n",
-                super::super::reader::event_id(stream, seq)
+                super::super::stream_response::event_id(stream, seq)
             );
             assert_eq!(
                 &frames::event(Some((stream, seq)), b"x")[..],

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use mcpwire_types::ProtocolVersion;
 
-use super::event_log::MemoryEventStore;
 use super::memory::{MemoryBus, MemorySessionStore};
 use super::params::{LearnedParamHeaders, ToolParamHeaders};
-use super::store::{EventStore, MessageBus, SessionStore};
+use mcpwire_store::MemoryEventStore;
+use mcpwire_store::{EventStore, MessageBus, SessionStore};
 
 /// How the answer to a POSTed request is sent (HTTP-11).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -424,5 +424,18 @@ impl Config {
 
     pub(crate) fn retry_millis(&self) -> u64 {
         u64::try_from(self.retry.as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+impl mcpwire_store::UseStores for Config {
+    fn use_stores(
+        self,
+        sessions: Arc<dyn SessionStore>,
+        events: Arc<dyn EventStore>,
+        bus: Arc<dyn MessageBus>,
+    ) -> Self {
+        self.session_store(sessions)
+            .event_store(events)
+            .message_bus(bus)
     }
 }

@@ -10,10 +10,10 @@ use http::request::Parts;
 use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, sse};
 use super::names::{LAST_EVENT_ID, SESSION_ID};
 use super::post::{caller_of, check_version_header, store_failed};
-use super::reader::{SseState, StreamGuard, has_polling, parse_event_id};
 use super::security::accepts;
 use super::service::Shared;
-use super::store::{SessionId, StreamEvent, StreamKey};
+use super::stream_response::{SseState, StreamGuard, has_polling, parse_event_id};
+use mcpwire_store::{SessionId, StreamEvent, StreamKey};
 
 /// The session a GET or DELETE names: 400 without the header (HTTP-38),
 /// 404 for an id this server could never have issued.

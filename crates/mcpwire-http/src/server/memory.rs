@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::pipe::{PipeSender, pipe};
-use super::store::{
+use mcpwire_store::{
     Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreFuture, StreamEvent,
     StreamKey, Subscription,
 };
@@ -305,6 +305,12 @@ mod tests {
             Duration::from_secs(10),
         )
         .await;
+    }
+
+    #[tokio::test]
+    async fn session_store_binds_a_session_to_its_owner() {
+        let store = MemorySessionStore::new();
+        store_contract::session_store_binds_a_session_to_its_owner(&store).await;
     }
 
     #[tokio::test]

@@ -102,7 +102,8 @@
 //! # Several instances: the store design
 //!
 //! Nothing assumes a session lives in this process's memory. Three traits
-//! hold all shared state, with in-memory defaults ([`MemorySessionStore`],
+//! (from `mcpwire-store`, the runtime-free crate of shared state, re-exported
+//! here) hold all shared state, with in-memory defaults ([`MemorySessionStore`],
 //! [`MemoryEventStore`], [`MemoryBus`]); each method returns a boxed future
 //! so that an implementation may talk to Redis or a database:
 //!
@@ -125,30 +126,34 @@
 
 pub mod body;
 mod config;
-mod event_log;
 mod get;
 mod memory;
 mod names;
 mod params;
 mod pipe;
 mod post;
-mod reader;
 mod request;
 pub mod security;
 mod serve;
 mod service;
+mod session_routing;
 mod sniff;
 mod stateless;
-mod store;
 #[cfg(any(test, feature = "store-contract"))]
 pub mod store_contract;
+mod stream_response;
 mod transport;
 mod validate;
-mod writer;
 
 pub use body::{HttpResponse, ResponseBody, ResponseFuture};
 pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMode};
-pub use event_log::MemoryEventStore;
+/// The shared-state items, from `mcpwire-store` (where they live, so that a
+/// store for another backend needs neither this crate nor a runtime).
+pub use mcpwire_store::{
+    Envelope, EventStore, Inbox, MemoryEventStore, MessageBus, PostExtensions, Replay,
+    RequestIdentity, SessionId, SessionRecord, SessionStore, StoreError, StoreFuture, StoredEvent,
+    StreamEvent, StreamKey, Subscription, UseStores,
+};
 pub use memory::{MemoryBus, MemorySessionStore};
 pub use params::{
     LearnedParamHeaders, ParamHeader, ToolParamHeaders, object_param_headers, param_headers,
@@ -156,9 +161,4 @@ pub use params::{
 pub use security::LocalAddr;
 pub use serve::{Drain, Serve, serve};
 pub use service::{Stats, StreamableHttp};
-pub use store::{
-    Envelope, EventStore, Inbox, MessageBus, PostExtensions, Replay, RequestIdentity, SessionId,
-    SessionRecord, SessionStore, StoreError, StoreFuture, StoredEvent, StreamEvent, StreamKey,
-    Subscription,
-};
 pub use transport::{SessionHandle, SessionTransport, TransportError};

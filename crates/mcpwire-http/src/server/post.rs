@@ -16,13 +16,13 @@ use super::body::{
 };
 use super::config::ResponseMode;
 use super::names::{PROTOCOL_VERSION, SESSION_ID};
-use super::reader::{Outgoing, StreamGuard, respond};
 use super::security::{accepts_json_and_sse, is_json_content};
 use super::service::Shared;
+use super::session_routing::session_halves;
 use super::stateless;
-use super::store::{Envelope, PostExtensions, RequestIdentity, SessionId, StoreError, StreamKey};
+use super::stream_response::{Outgoing, StreamGuard, respond};
 use super::transport::SessionTransport;
-use super::writer::session_halves;
+use mcpwire_store::{Envelope, PostExtensions, RequestIdentity, SessionId, StoreError, StreamKey};
 
 /// Answers a POST to the MCP endpoint.
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: Parts, body: B) -> HttpResponse

@@ -9,10 +9,10 @@ use mcpwire_jsonrpc::{Inbound, Message, Notification, Packet, RequestId};
 
 use super::params::observe_tools_list;
 use super::pipe::PipeSender;
-use super::reader::AnswerStatus;
 use super::service::Shared;
-use super::store::StreamEvent;
+use super::stream_response::AnswerStatus;
 use super::transport::{CancelSignal, LiveTransport, TransportError};
+use mcpwire_store::StreamEvent;
 
 /// The runtime's end of a stateless request, as two halves: the outbox
 /// streams onto the POST's response, the inbox yields the POSTed message

@@ -13,9 +13,9 @@ use tokio::sync::watch;
 
 use super::body::{HttpResponse, ResponseFuture, SendBody, method_not_allowed};
 use super::config::Config;
-use super::store::SessionId;
 use super::transport::SessionTransport;
 use super::{get, post, security};
+use mcpwire_store::SessionId;
 
 /// The hook that receives each new session (and stateless request).
 type ConnectHook = dyn Fn(SessionTransport) + Send + Sync;

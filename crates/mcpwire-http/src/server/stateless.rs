@@ -13,9 +13,9 @@ use serde_json::Value;
 use super::body::{HttpResponse, empty, rpc_error};
 use super::config::ResponseMode;
 use super::pipe::pipe;
-use super::reader::{AnswerStatus, Outgoing, StreamGuard, respond};
 use super::request::request_halves;
 use super::service::Shared;
+use super::stream_response::{AnswerStatus, Outgoing, StreamGuard, respond};
 use super::transport::{CancelSignal, SessionTransport};
 use super::validate::check_headers;
 

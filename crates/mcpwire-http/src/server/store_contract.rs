@@ -1,14 +1,6 @@
-//! The contract every `SessionStore`, `EventStore` and `MessageBus` keeps,
-//! as checks that anyone implementing the traits can run against their own
-//! store (the in-memory defaults and the Redis stores run the same ones).
-//!
-//! Each check is an async function that drives the store through one
-//! scenario and panics with a message naming the broken rule: it is test
-//! support, meant to be called from a `#[tokio::test]`. Every check starts
-//! from an empty store and uses its own session ids, so several checks may
-//! share one backend as long as they do not run at the same time on it.
-//! The module exists with the `store-contract` feature only, so that normal
-//! builds carry none of it.
+//! The contract every `SessionStore`, `EventStore` and `MessageBus` keeps:
+//! `mcpwire_store::store_contract`, re-exported under its old path, with
+//! the session store's expiry check on tokio's clock.
 //!
 //! ```
 //! use mcpwire_http::server::{MemoryEventStore, store_contract};
@@ -21,252 +13,24 @@
 //! # }
 //! ```
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test support: a panic is how a check reports a broken rule"
-)]
-
-use std::fmt::Debug;
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures_util::{Stream, StreamExt};
+pub use mcpwire_store::store_contract::*;
 
-use super::store::{
-    Envelope, EventStore, MessageBus, SessionId, SessionStore, StoreError, StoredEvent,
-    StreamEvent, StreamKey,
-};
-
-/// How long a check waits for a stream's next item before it fails.
-const STREAM_WAIT: Duration = Duration::from_secs(5);
-
-/// Unwraps a store call, panicking with what was being done.
-#[track_caller]
-fn ok<T>(result: Result<T, StoreError>, doing: &str) -> T {
-    match result {
-        Ok(value) => value,
-        Err(error) => panic!("store contract: {doing} failed: {error}"),
-    }
-}
-
-/// A session id from a fixed, valid text.
-fn session(text: &str) -> SessionId {
-    SessionId::parse(text).expect("the contract's session ids are valid")
-}
-
-/// The event the checks store with sequence number `seq` (a small JSON
-/// object, as a server stores).
-fn event(seq: u64) -> StoredEvent {
-    StoredEvent {
-        seq,
-        data: Bytes::from(format!("{{\"n\":{seq}}}")),
-    }
-}
-
-/// Waits for a stream's next item, at most [`STREAM_WAIT`].
-async fn next<S: Stream + Unpin>(stream: &mut S, what: &str) -> Option<S::Item> {
-    match tokio::time::timeout(STREAM_WAIT, stream.next()).await {
-        Ok(item) => item,
-        Err(_) => panic!("store contract: {what} gave nothing within {STREAM_WAIT:?}"),
-    }
-}
-
-/// Asserts two values are equal, naming the rule when they are not.
-#[track_caller]
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "taking values keeps the checks free of borrows of temporaries"
-)]
-fn expect_eq<T: PartialEq + Debug>(actual: T, expected: T, rule: &str) {
-    assert_eq!(actual, expected, "store contract: {rule}");
-}
-
-/// Checks that a replay gives only the named stream's events after the
-/// given one, says whether the stream finished, counts events across
-/// streams, and that removing the session removes its events.
-///
-/// The store must be empty and keep at least 3 events per stream and 6 per
-/// session.
-///
-/// # Panics
-///
-/// When the store breaks one of these rules or one of its calls fails.
-pub async fn event_store_replays_only_the_named_stream_after_the_given_event(
-    store: &dyn EventStore,
-) {
-    let s = session("contract-replay");
-    ok(store.create_session(&s).await, "create_session");
-    let one = StreamKey::new(s.clone(), 1);
-    let two = StreamKey::new(s.clone(), 2);
-    ok(store.open(&one).await, "open stream 1");
-    ok(store.open(&two).await, "open stream 2");
-    for seq in 1..=3 {
-        ok(store.append(&one, event(seq)).await, "append to stream 1");
-        ok(store.append(&two, event(seq)).await, "append to stream 2");
-    }
-    ok(store.finish(&one).await, "finish stream 1");
-    let replay = ok(store.replay(&one, Some(1)).await, "replay stream 1")
-        .expect("store contract: a known stream replays as Some");
-    expect_eq(
-        replay.events,
-        vec![event(2), event(3)],
-        "a replay gives the stream's events after the given one, in order",
-    );
-    assert!(
-        replay.finished,
-        "store contract: a finished stream replays as finished"
-    );
-    let other = ok(store.replay(&two, Some(3)).await, "replay stream 2")
-        .expect("store contract: a known stream replays as Some");
-    assert!(
-        !other.finished,
-        "store contract: finishing one stream leaves the others open"
-    );
-    expect_eq(
-        ok(store.count().await, "count"),
-        6,
-        "count is every event kept, across streams",
-    );
-    ok(store.remove_session(&s).await, "remove_session");
-    expect_eq(
-        ok(store.count().await, "count"),
-        0,
-        "removing a session removes its events",
-    );
-    expect_eq(
-        ok(store.replay(&one, Some(0)).await, "replay after removal"),
-        None,
-        "a removed session's streams replay as None",
-    );
-}
-
-/// Checks that retention is bounded per stream (the oldest events go
-/// first) and per session (the session's oldest events go first, from
-/// whichever stream), and that forgetting a stream drops it and its events.
-///
-/// The store must be empty and configured to keep 3 events per stream and
-/// 5 per session.
-///
-/// # Panics
-///
-/// When the store breaks one of these rules or one of its calls fails.
-pub async fn event_store_retention_is_bounded_per_stream_and_per_session(store: &dyn EventStore) {
-    let s = session("contract-retention");
-    ok(store.create_session(&s).await, "create_session");
-    let one = StreamKey::new(s.clone(), 1);
-    let two = StreamKey::new(s.clone(), 2);
-    ok(store.open(&one).await, "open stream 1");
-    ok(store.open(&two).await, "open stream 2");
-    for seq in 1..=10 {
-        ok(store.append(&one, event(seq)).await, "append to stream 1");
-    }
-    let kept = ok(store.replay(&one, Some(0)).await, "replay stream 1")
-        .expect("store contract: a known stream replays as Some")
-        .events;
-    expect_eq(
-        kept,
-        vec![event(8), event(9), event(10)],
-        "a stream keeps only its newest 3 events",
-    );
-    for seq in 1..=3 {
-        ok(store.append(&two, event(seq)).await, "append to stream 2");
-    }
-    // Six events exceed the session's five: stream one's oldest goes.
-    expect_eq(
-        ok(store.count().await, "count"),
-        5,
-        "a session keeps at most 5 events",
-    );
-    let kept = ok(store.replay(&one, Some(0)).await, "replay stream 1")
-        .expect("store contract: a known stream replays as Some")
-        .events;
-    expect_eq(
-        kept,
-        vec![event(9), event(10)],
-        "the session's oldest event goes first",
-    );
-    ok(store.forget(&two).await, "forget stream 2");
-    expect_eq(
-        ok(store.count().await, "count"),
-        2,
-        "forgetting a stream drops its events",
-    );
-    expect_eq(
-        ok(store.replay(&two, None).await, "replay a forgotten stream"),
-        None,
-        "a forgotten stream replays as None",
-    );
-    ok(store.remove_session(&s).await, "remove_session");
-}
-
-/// Checks that streams and events of a session the store does not know
-/// (never created, or removed) are neither kept nor replayed.
-///
-/// The store must be empty.
-///
-/// # Panics
-///
-/// When the store breaks one of these rules or one of its calls fails.
-pub async fn event_store_ignores_writes_for_sessions_it_does_not_know(store: &dyn EventStore) {
-    let key = StreamKey::new(session("contract-gone"), 1);
-    ok(store.open(&key).await, "open");
-    ok(store.append(&key, event(1)).await, "append");
-    expect_eq(
-        ok(store.count().await, "count"),
-        0,
-        "events of an unknown session are not kept",
-    );
-    expect_eq(
-        ok(store.replay(&key, None).await, "replay"),
-        None,
-        "streams of an unknown session replay as None",
-    );
-}
-
-/// Checks that replaying the standalone stream (stream 0) without an
-/// event id starts after the highest delivery mark, which never moves back.
-///
-/// # Panics
-///
-/// When the store breaks one of these rules or one of its calls fails.
-pub async fn event_store_standalone_replay_without_an_id_starts_after_the_delivery_mark(
-    store: &dyn EventStore,
-) {
-    let s = session("contract-standalone");
-    ok(store.create_session(&s).await, "create_session");
-    let standalone = StreamKey::new(s.clone(), 0);
-    for seq in 1..=4 {
-        ok(store.append(&standalone, event(seq)).await, "append");
-    }
-    ok(
-        store.mark_delivered(&standalone, 2).await,
-        "mark_delivered 2",
-    );
-    ok(
-        store.mark_delivered(&standalone, 1).await,
-        "mark_delivered 1",
-    );
-    let replay = ok(store.replay(&standalone, None).await, "replay")
-        .expect("store contract: the standalone stream of a known session replays as Some");
-    expect_eq(
-        replay.events,
-        vec![event(3), event(4)],
-        "a replay without an id starts after the highest delivery mark",
-    );
-    ok(store.remove_session(&s).await, "remove_session");
-}
+use super::SessionStore;
 
 /// Checks that sessions expire after `idle` without a touch, that a touch
 /// refreshes the deadline, that an expired session reads as absent (no
 /// record, no new stream numbers) but is counted until `take_expired`
-/// hands it over exactly once, and that stream numbers count from 1.
+/// hands it over exactly once, and that stream numbers count from 1
+/// (`mcpwire_store::store_contract`'s check, waiting with
+/// `tokio::time::sleep`).
 ///
-/// The check sleeps with `tokio::time::sleep` for about 2.3 times `idle`
-/// in all: a store on tokio's clock can be tested with paused time and a
-/// long `idle`; a store on another clock needs real time and an `idle`
-/// long enough for its resolution (a few hundred milliseconds for Redis).
-/// The store must be empty.
+/// The check sleeps for about 2.3 times `idle` in all: a store on tokio's
+/// clock can be tested with paused time and a long `idle`; a store on
+/// another clock needs real time and an `idle` long enough for its
+/// resolution (a few hundred milliseconds for Redis). The store must be
+/// empty.
 ///
 /// # Panics
 ///
@@ -275,135 +39,10 @@ pub async fn session_store_expires_idle_sessions_and_touch_refreshes(
     store: &dyn SessionStore,
     idle: Duration,
 ) {
-    let (a, b) = (session("contract-a"), session("contract-b"));
-    ok(store.create(&a, idle).await, "create a");
-    ok(store.create(&b, idle).await, "create b");
-    tokio::time::sleep(idle * 7 / 12).await;
-    assert!(
-        ok(store.touch(&a, idle).await, "touch a").is_some(),
-        "store contract: a session touched before its deadline is live"
-    );
-    tokio::time::sleep(idle * 7 / 12).await;
-    expect_eq(
-        ok(store.touch(&b, idle).await, "touch b"),
-        None,
-        "touching an expired session gives None",
-    );
-    expect_eq(
-        ok(store.get(&b).await, "get b"),
-        None,
-        "an expired session reads as absent",
-    );
-    expect_eq(
-        ok(store.take_expired().await, "take_expired"),
-        vec![b.clone()],
-        "take_expired hands over exactly the expired sessions",
-    );
-    assert!(
-        ok(store.get(&a).await, "get a").is_some(),
-        "store contract: a touch refreshes the idle deadline"
-    );
-    expect_eq(
-        ok(store.next_stream(&a).await, "next_stream"),
-        Some(1),
-        "stream numbers start at 1",
-    );
-    expect_eq(
-        ok(store.next_stream(&a).await, "next_stream"),
-        Some(2),
-        "stream numbers increase by 1",
-    );
-    tokio::time::sleep(idle * 7 / 6).await;
-    expect_eq(
-        ok(store.touch(&a, idle).await, "touch a"),
-        None,
-        "a session expires after idle without a touch",
-    );
-    expect_eq(
-        ok(store.next_stream(&a).await, "next_stream"),
-        None,
-        "an expired session gives no stream numbers",
-    );
-    // Held until swept.
-    expect_eq(
-        ok(store.count().await, "count"),
-        1,
-        "an expired session is counted until take_expired takes it",
-    );
-    expect_eq(
-        ok(store.take_expired().await, "take_expired"),
-        vec![a],
-        "take_expired hands over exactly the expired sessions",
-    );
-    expect_eq(
-        ok(store.count().await, "count"),
-        0,
-        "take_expired removes what it hands over",
-    );
-}
-
-/// Checks the bus's routing rules on one session: publishing to a stream
-/// nobody holds reports `false`; a new connection to a stream replaces
-/// (ends) the previous one; a registered runtime receives what is
-/// delivered; closing the session ends its inbox and its connections, and
-/// later deliveries report `false`.
-///
-/// Callers with a way to count registered runtimes should check after this
-/// that none is left.
-///
-/// # Panics
-///
-/// When the bus breaks one of these rules, one of its calls fails, or a
-/// stream gives nothing within 5 s.
-pub async fn message_bus_replaces_a_stream_connection_and_reports_absent_ones(
-    bus: &dyn MessageBus,
-) {
-    let s = session("contract-bus");
-    let mut inbox = ok(bus.register(&s, 4).await, "register");
-    let key = StreamKey::new(s.clone(), 1);
-    assert!(
-        !ok(bus.publish(&key, StreamEvent::End).await, "publish"),
-        "store contract: publishing to a stream nobody holds reports false"
-    );
-    let mut first = ok(bus.subscribe(&key, 4).await, "subscribe");
-    let mut second = ok(bus.subscribe(&key, 4).await, "subscribe again");
-    expect_eq(
-        next(&mut first, "the replaced connection").await,
-        None,
-        "a new connection to a stream ends the previous one",
-    );
-    assert!(
-        ok(bus.publish(&key, StreamEvent::Pause).await, "publish"),
-        "store contract: publishing to a held stream reports true"
-    );
-    expect_eq(
-        next(&mut second, "the connection").await,
-        Some(StreamEvent::Pause),
-        "the current connection receives what is published",
-    );
-    let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
-    assert!(
-        ok(bus.deliver(&s, envelope.clone()).await, "deliver"),
-        "store contract: delivering to a registered runtime reports true"
-    );
-    expect_eq(
-        next(&mut inbox, "the runtime's inbox").await,
-        Some(envelope.clone()),
-        "the runtime receives what is delivered",
-    );
-    ok(bus.close(&s).await, "close");
-    expect_eq(
-        next(&mut inbox, "the closed inbox").await,
-        None,
-        "closing a session ends its runtime's inbox",
-    );
-    expect_eq(
-        next(&mut second, "the closed connection").await,
-        None,
-        "closing a session ends its connections",
-    );
-    assert!(
-        !ok(bus.deliver(&s, envelope).await, "deliver after close"),
-        "store contract: delivering to a closed session reports false"
-    );
+    mcpwire_store::store_contract::session_store_expires_idle_sessions_and_touch_refreshes(
+        store,
+        idle,
+        tokio::time::sleep,
+    )
+    .await;
 }

@@ -10,8 +10,8 @@ use tokio::sync::Notify;
 
 use super::request::{RequestInbox, RequestOutbox};
 use super::service::Shared;
-use super::store::{SessionId, StoreError, StreamEvent, StreamKey};
-use super::writer::{SessionInbox, SessionOutbox};
+use super::session_routing::{SessionInbox, SessionOutbox};
+use mcpwire_store::{SessionId, StoreError, StreamEvent, StreamKey};
 
 /// The failure of a [`SessionTransport`].
 #[derive(Debug, thiserror::Error)]
@@ -243,7 +243,11 @@ impl TransportReceiver for SessionReceiver {
 /// nothing and report `false`.
 #[derive(Clone)]
 pub struct SessionHandle {
-    pub(crate) target: Option<(SessionId, Arc<Shared>, super::writer::SharedRouting)>,
+    pub(crate) target: Option<(
+        SessionId,
+        Arc<Shared>,
+        super::session_routing::SharedRouting,
+    )>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -269,7 +273,7 @@ impl SessionHandle {
         let Some((id, shared, routing)) = &self.target else {
             return false;
         };
-        let Some(stream) = super::writer::stream_of(routing, request) else {
+        let Some(stream) = super::session_routing::stream_of(routing, request) else {
             return false;
         };
         pause(shared, StreamKey::new(id.clone(), stream)).await

@@ -1,6 +1,7 @@
-//! Sessions bound to the identity that created them (issue 17 item 6): a
-//! session id is not authentication (SEC-10), so a leaked id is useless to
-//! another user. A layer standing in for an authentication layer turns the
+//! Sessions and `requestState` bound to the identity that created them
+//! (issue 17 item 6): a session id is not authentication (SEC-10), so a
+//! leaked id is useless to another user, and a sealed state names its
+//! principal (ELIC-34; 2026-07-28 MRTR server requirements). A layer standing in for an authentication layer turns the
 //! `x-user` header into the request's `RequestIdentity`.
 
 use std::future::IntoFuture;
@@ -8,6 +9,8 @@ use std::future::IntoFuture;
 use http::Request;
 use hyper::body::Incoming;
 use mcpwire_http::server::{Config, RequestIdentity, StreamableHttp, serve};
+use mcpwire_server::{Context, HandlerError, InputRequired, Server};
+use mcpwire_types::{CallToolResult, Tool};
 use serde_json::json;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
@@ -16,7 +19,13 @@ use crate::server_support::*;
 
 /// Serves the test runtime behind the stand-in authentication layer.
 async fn authenticated_server() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
-    let runtime = test_runtime();
+    authenticated_server_with(test_runtime()).await
+}
+
+/// Serves `runtime` behind the stand-in authentication layer.
+async fn authenticated_server_with(
+    runtime: Server,
+) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     let service = StreamableHttp::new(Config::default(), move |transport| {
         let runtime = runtime.clone();
         tokio::spawn(async move {
@@ -92,5 +101,105 @@ async fn sec_10_a_session_serves_only_the_identity_that_created_it() {
         .raw("DELETE", &as_user(alice.get_headers(), Some("alice")), "")
         .await;
     assert_eq!(delete.status(), 200);
+    task.abort();
+}
+
+/// A runtime whose `counter` tool asks for a second round with a sealed
+/// state, and finishes on the retry that brings it back.
+fn stateful_runtime() -> Server {
+    Server::builder("identity-state", "1.0.0")
+        .tool(
+            Tool::without_arguments("counter"),
+            |ctx: Context, _args| async move {
+                match ctx.request_state() {
+                    Some(b"1") => Ok::<_, HandlerError>(CallToolResult::text("done")),
+                    _ => Err(InputRequired::new().state(*b"1").into()),
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+/// The params of a `counter` call, with the state of a previous round.
+fn counter_call(state: Option<&str>) -> serde_json::Value {
+    let mut params = json!({"name": "counter", "arguments": {}});
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    params
+}
+
+#[tokio::test]
+async fn elic_34_a_request_state_minted_for_one_identity_is_refused_for_another() {
+    let (addr, task) = authenticated_server_with(stateful_runtime()).await;
+    let client = Client::new(addr);
+    let first = client
+        .post_2026(1, "tools/call", counter_call(None), &[("x-user", "alice")])
+        .await;
+    assert_eq!(first.status(), 200);
+    let messages = first.messages();
+    assert_eq!(messages[0]["result"]["resultType"], "input_required");
+    let state = messages[0]["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Alice's state in other hands: another user, or no user at all. The
+    // retry fails verification (-32602, HTTP 400 in 2026-07-28) before the
+    // handler runs.
+    for intruder in [Some("bob"), None] {
+        let extra: Vec<(&str, &str)> = intruder.map(|user| ("x-user", user)).into_iter().collect();
+        let retry = client
+            .post_2026(2, "tools/call", counter_call(Some(&state)), &extra)
+            .await;
+        assert_eq!(retry.status(), 400, "{intruder:?}");
+        let messages = retry.messages();
+        assert_eq!(
+            messages[0]["error"]["code"], -32602,
+            "{intruder:?}: {messages:?}"
+        );
+    }
+    // Its owner's retry goes through.
+    let retry = client
+        .post_2026(
+            3,
+            "tools/call",
+            counter_call(Some(&state)),
+            &[("x-user", "alice")],
+        )
+        .await;
+    assert_eq!(retry.status(), 200);
+    let messages = retry.messages();
+    assert_eq!(
+        messages[0]["result"]["content"][0]["text"], "done",
+        "{messages:?}"
+    );
+    task.abort();
+}
+
+#[tokio::test]
+async fn a_request_state_minted_without_an_identity_is_refused_for_an_identified_caller() {
+    let (addr, task) = authenticated_server_with(stateful_runtime()).await;
+    let client = Client::new(addr);
+    let first = client
+        .post_2026(1, "tools/call", counter_call(None), &[])
+        .await;
+    let state = first.messages()[0]["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let retry = client
+        .post_2026(
+            2,
+            "tools/call",
+            counter_call(Some(&state)),
+            &[("x-user", "mallory")],
+        )
+        .await;
+    assert_eq!(retry.messages()[0]["error"]["code"], -32602);
+    let retry = client
+        .post_2026(3, "tools/call", counter_call(Some(&state)), &[])
+        .await;
+    assert_eq!(retry.messages()[0]["result"]["content"][0]["text"], "done");
     task.abort();
 }

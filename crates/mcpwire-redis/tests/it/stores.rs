@@ -76,6 +76,8 @@ async fn every_event_key_carries_a_ttl() {
     let key = StreamKey::new(s, 1);
     store.open(&key).await.unwrap();
     store.append(&key, event(1)).await.unwrap();
+    store.finish(&key).await.unwrap();
+    store.completed(&key).await.unwrap();
     let client = redis::Client::open(redis.url()).unwrap();
     let mut connection = client.get_multiplexed_async_connection().await.unwrap();
     let keys: Vec<String> = redis::cmd("KEYS")
@@ -83,7 +85,9 @@ async fn every_event_key_carries_a_ttl() {
         .query_async(&mut connection)
         .await
         .unwrap();
-    assert_eq!(keys.len(), 3, "{keys:?}");
+    // The session's meta hash and order list, stream 1's events, and the
+    // list of streams delivered whole.
+    assert_eq!(keys.len(), 4, "{keys:?}");
     for key in keys {
         let ttl: i64 = redis::cmd("PTTL")
             .arg(&key)
@@ -104,6 +108,63 @@ async fn session_store_expires_idle_sessions_and_touch_refreshes() {
         Duration::from_millis(600),
     )
     .await;
+}
+
+/// Issue 17 item 6: a session bound to its creator stays bound in Redis,
+/// so another identity holding its id is refused on every instance.
+#[tokio::test]
+async fn session_store_binds_a_session_to_its_owner() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().sessions;
+    store_contract::session_store_binds_a_session_to_its_owner(&*store).await;
+}
+
+#[tokio::test]
+async fn a_sessions_owner_is_seen_by_every_instance() {
+    let redis = RedisServer::start();
+    let one = RedisStores::connect(redis.config()).await.unwrap();
+    let two = RedisStores::connect(redis.config()).await.unwrap();
+    let s = id("owned-across");
+    one.sessions
+        .create(&s, Duration::from_secs(60))
+        .await
+        .unwrap();
+    one.sessions.set_owner(&s, "alice").await.unwrap();
+    let record = two.sessions.get(&s).await.unwrap().unwrap();
+    assert!(record.admits(Some("alice")));
+    assert!(!record.admits(Some("bob")));
+    assert!(!record.admits(None));
+}
+
+/// As the in-memory store: only the latest four streams delivered whole
+/// stay replayable, so a session's completed streams cannot pile up.
+#[tokio::test]
+async fn only_the_latest_streams_delivered_whole_stay_replayable() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().events;
+    let s = id("completed");
+    store.create_session(&s).await.unwrap();
+    for stream in 1..=10 {
+        let key = StreamKey::new(s.clone(), stream);
+        store.open(&key).await.unwrap();
+        store.append(&key, event(1)).await.unwrap();
+        store.finish(&key).await.unwrap();
+        store.completed(&key).await.unwrap();
+    }
+    assert_eq!(store.count().await.unwrap(), 4);
+    for (stream, kept) in [(6, false), (7, true), (10, true)] {
+        let replay = store
+            .replay(&StreamKey::new(s.clone(), stream), Some(0))
+            .await
+            .unwrap();
+        assert_eq!(replay.is_some(), kept, "stream {stream}");
+    }
+    // An unknown session is ignored, not brought into being.
+    let unknown = StreamKey::new(id("never-created"), 1);
+    store.completed(&unknown).await.unwrap();
+    assert_eq!(store.replay(&unknown, None).await.unwrap(), None);
+    store.remove_session(&s).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 0);
 }
 
 #[tokio::test]

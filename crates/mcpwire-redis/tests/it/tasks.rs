@@ -39,6 +39,16 @@ async fn a_duplicate_id_is_refused() {
     store_contract::task_store_refuses_a_duplicate_id(&*store).await;
 }
 
+/// The per-requestor cap counts exactly the requestor's tasks in Redis
+/// (the trait's default counted a page of what the owner may see,
+/// unbound tasks included).
+#[tokio::test]
+async fn an_owner_count_holds_only_its_unexpired_tasks() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().tasks;
+    store_contract::task_store_counts_only_the_owners_unexpired_tasks(&*store).await;
+}
+
 #[tokio::test]
 async fn a_terminal_task_ignores_later_changes() {
     let redis = RedisServer::start();

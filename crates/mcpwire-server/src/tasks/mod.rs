@@ -29,12 +29,11 @@
 //! with its own cancellation signal.
 
 mod clock;
-mod record;
 mod serve;
 mod start;
-mod store;
+/// The contract every [`TaskStore`] keeps (`mcpwire_store::tasks::store_contract`).
 #[cfg(any(test, feature = "store-contract"))]
-pub mod store_contract;
+pub use mcpwire_store::tasks::store_contract;
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -46,9 +45,13 @@ use tokio::task::AbortHandle;
 
 use crate::cancel::CancelHandle;
 
-pub use record::{TaskChange, TaskFailure, TaskRecord};
+/// Task records and their stores, from `mcpwire-store` (the runtime-free
+/// crate of shared state).
+pub use mcpwire_store::tasks::{
+    InMemoryTaskStore, TaskChange, TaskFailure, TaskFuture, TaskPage, TaskRecord, TaskStore,
+    TaskStoreError,
+};
 pub(crate) use start::Reply;
-pub use store::{InMemoryTaskStore, TaskPage, TaskStore, TaskStoreError};
 
 /// How the server runs tasks: where records live and how long they last.
 #[derive(Clone)]

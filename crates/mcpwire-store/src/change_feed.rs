@@ -1,7 +1,8 @@
 //! Catalog changes shared between server instances: a [`Change`] made on
 //! one instance (a tool added, a resource updated) reaches the sessions
 //! and `subscriptions/listen` requests that other instances run, through a
-//! pluggable [`ChangeFeed`] (`mcpwire-redis` has one on Redis pub/sub).
+//! pluggable [`ChangeFeed`] (`mcpwire-redis` has one on Redis pub/sub); the server runtime
+//! (`mcpwire-server`) is the [`ChangeReceiver`] behind each [`ChangeSink`].
 //!
 //! Without a feed (the default) a server announces its changes to its own
 //! sessions only, which is all a single instance needs.
@@ -39,7 +40,7 @@ pub enum Change {
 
 /// Carries catalog changes between the instances of one service.
 ///
-/// [`ServerBuilder::change_feed`](crate::ServerBuilder::change_feed) gives
+/// `ServerBuilder::change_feed` (in `mcpwire-server`) gives
 /// a feed to a server: the server [`attach`](Self::attach)es its
 /// [`ChangeSink`] once, when built, and [`publish`](Self::publish)es every
 /// change it makes after announcing it to its own sessions. A feed delivers
@@ -48,12 +49,21 @@ pub enum Change {
 pub trait ChangeFeed: Send + Sync + 'static {
     /// Shares `change`, made on this instance, with the other instances.
     /// It must not block or wait: it is called from synchronous methods
-    /// such as [`Server::add_tool`](crate::Server::add_tool).
+    /// such as `Server::add_tool`.
     fn publish(&self, change: &Change);
 
     /// Receives the sink of a server: changes published by other instances
     /// go into it from now on.
     fn attach(&self, sink: ChangeSink);
+}
+
+/// What a [`ChangeSink`] hands changes to: a server runtime, which
+/// announces each change to the sessions it runs (`mcpwire-server`
+/// implements it for its servers).
+pub trait ChangeReceiver: Send + Sync + 'static {
+    /// Announces `change`, made on another instance, to this instance's
+    /// sessions (without publishing it again).
+    fn receive(&self, change: Change);
 }
 
 /// Where a [`ChangeFeed`] delivers the changes made on other instances:
@@ -63,37 +73,38 @@ pub trait ChangeFeed: Send + Sync + 'static {
 /// [`deliver`](Self::deliver) answers `false` and the feed may forget it.
 #[derive(Clone)]
 pub struct ChangeSink {
-    server: Weak<crate::server::Inner>,
+    receiver: Weak<dyn ChangeReceiver>,
 }
 
 impl std::fmt::Debug for ChangeSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChangeSink")
-            .field("live", &(self.server.strong_count() > 0))
+            .field("live", &(self.receiver.strong_count() > 0))
             .finish()
     }
 }
 
 impl ChangeSink {
-    pub(crate) fn new(server: Weak<crate::server::Inner>) -> Self {
-        Self { server }
+    /// A sink delivering to `receiver` for as long as it lives (the server
+    /// runtime makes one for each server it builds with a feed).
+    pub fn new(receiver: Weak<dyn ChangeReceiver>) -> Self {
+        Self { receiver }
     }
 
     /// Announces `change`, made on another instance, to the sessions of
     /// this one (it is not published again). `false` once the server is
     /// gone.
     pub fn deliver(&self, change: Change) -> bool {
-        let Some(server) = self.server.upgrade() else {
+        let Some(receiver) = self.receiver.upgrade() else {
             return false;
         };
-        // No receiver means no live session here: nobody to tell.
-        let _ = server.changes.send(change);
+        receiver.receive(change);
         true
     }
 
     /// Whether the server is still alive.
     pub fn is_live(&self) -> bool {
-        self.server.strong_count() > 0
+        self.receiver.strong_count() > 0
     }
 }
 

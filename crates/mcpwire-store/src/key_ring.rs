@@ -8,7 +8,7 @@
 //! request it belongs to (method and tool, prompt or resource name,
 //! length-prefixed), `issued` and the state. So a state issued for one tool
 //! cannot be replayed into another, and none opens after [`STATE_TTL`]. The
-//! key is random per [`Server`](crate::Server) unless the
+//! key is random per server (`mcpwire_server::Server`) unless the
 //! builder is given one: several instances behind one load balancer must
 //! share the key, or a retry that lands on another instance is rejected.
 //!
@@ -31,7 +31,7 @@ const ISSUED_LEN: usize = 8;
 
 /// How long a sealed state stays valid: long enough for a user to answer
 /// an elicitation, short enough to limit replays.
-pub(crate) const STATE_TTL: Duration = Duration::from_secs(60 * 60);
+pub const STATE_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// How far in the future a time of sealing may lie (clocks of instances
 /// sharing a key differ a little).
@@ -40,7 +40,7 @@ const CLOCK_SKEW: Duration = Duration::from_secs(60);
 /// The key that seals and opens request states, kept as a keyed HMAC that
 /// each use clones.
 #[derive(Clone)]
-pub(crate) struct StateKey(Hmac<Sha256>);
+struct StateKey(Hmac<Sha256>);
 
 impl std::fmt::Debug for StateKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -51,14 +51,14 @@ impl std::fmt::Debug for StateKey {
 
 impl StateKey {
     /// A fresh key from the operating system's CSPRNG.
-    pub(crate) fn random() -> Result<Self, String> {
+    fn random() -> Result<Self, String> {
         let mut key = [0_u8; 32];
         getrandom::fill(&mut key).map_err(|error| error.to_string())?;
         Self::from_bytes(key)
     }
 
     /// The given key.
-    pub(crate) fn from_bytes(key: [u8; 32]) -> Result<Self, String> {
+    fn from_bytes(key: [u8; 32]) -> Result<Self, String> {
         // HMAC takes keys of any length; the error cannot happen in practice.
         <Hmac<Sha256> as Mac>::new_from_slice(&key)
             .map(Self)
@@ -83,7 +83,7 @@ impl StateKey {
     }
 
     /// Seals `state` for the request described by `binding`.
-    pub(crate) fn seal(&self, binding: &str, state: &[u8]) -> String {
+    fn seal(&self, binding: &str, state: &[u8]) -> String {
         self.seal_at(binding, state, unix_seconds(SystemTime::now()))
     }
 
@@ -206,15 +206,16 @@ impl StateKeyRing {
     }
 
     /// Seals `state` for the request described by `binding` with the
-    /// current key.
-    pub(crate) fn seal(&self, binding: &str, state: &[u8]) -> String {
+    /// current key: the runtime's side of `requestState` (the binding names
+    /// the request, and its owner when the request carried an identity).
+    pub fn seal(&self, binding: &str, state: &[u8]) -> String {
         let key = self.current();
         key.seal(binding, state)
     }
 
     /// The state inside `sealed`, if a key of the ring sealed it for
     /// `binding` and it has not expired.
-    pub(crate) fn open(&self, binding: &str, sealed: &str) -> Option<Vec<u8>> {
+    pub fn open(&self, binding: &str, sealed: &str) -> Option<Vec<u8>> {
         self.open_at(binding, sealed, unix_seconds(SystemTime::now()))
     }
 

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::store::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
+use crate::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
 type FastHash = ahash::RandomState;
@@ -394,7 +394,7 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::server::store_contract;
+    use crate::store_contract;
 
     fn sized(seq: u64, bytes: usize) -> StoredEvent {
         StoredEvent {

@@ -4,13 +4,14 @@
 //!
 //! Each check is an async function that drives the store through one
 //! scenario and panics with a message naming the broken rule: it is test
-//! support, meant to be called from a `#[tokio::test]`. Every check wants
+//! support, meant to be called from an async test (it needs no particular
+//! runtime). Every check wants
 //! a store with no tasks and uses task ids of its own. The module exists
 //! with the `store-contract` feature only, so that normal builds carry
 //! none of it.
 //!
 //! ```
-//! use mcpwire_server::tasks::{InMemoryTaskStore, store_contract};
+//! use mcpwire_store::tasks::{InMemoryTaskStore, store_contract};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
@@ -29,8 +30,7 @@ use std::fmt::Debug;
 
 use serde_json::json;
 
-use super::record::{TaskChange, TaskRecord};
-use super::store::{TaskPage, TaskStore, TaskStoreError};
+use super::{TaskChange, TaskPage, TaskRecord, TaskStore, TaskStoreError};
 
 /// Unwraps a store call, panicking with what was being done.
 #[track_caller]
@@ -207,5 +207,64 @@ pub async fn task_store_a_terminal_task_ignores_later_changes(store: &dyn TaskSt
         ok(store.get("ended".into(), 40).await, "get"),
         Some(after),
         "get reads what the last update left",
+    );
+}
+
+/// Checks that [`TaskStore::count_owned`] counts exactly the owner's
+/// unexpired tasks, not the unbound ones an owner may also see nor
+/// another owner's, and caps the count at `limit` (the per-requestor cap
+/// of the runtime relies on it).
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn task_store_counts_only_the_owners_unexpired_tasks(store: &dyn TaskStore) {
+    for (id, created, owner) in [
+        ("count-a1", 0, Some("count-a")),
+        ("count-a2", 10, Some("count-a")),
+        ("count-a3", 500, Some("count-a")),
+        ("count-b1", 10, Some("count-b")),
+        ("count-u1", 10, None),
+    ] {
+        ok(store.create(record(id, created, owner)).await, "create");
+    }
+    let count = |owner: Option<&str>, limit: usize, now: u64| {
+        store.count_owned(owner.map(str::to_owned), limit, now)
+    };
+    expect_eq(
+        ok(count(Some("count-a"), usize::MAX, 100).await, "count_owned"),
+        3,
+        "an owner's count holds its own tasks only, not the unbound ones",
+    );
+    expect_eq(
+        ok(count(Some("count-a"), 2, 100).await, "count_owned"),
+        2,
+        "a count stops at its limit",
+    );
+    expect_eq(
+        ok(count(Some("count-b"), usize::MAX, 100).await, "count_owned"),
+        1,
+        "another owner's tasks are not counted",
+    );
+    expect_eq(
+        ok(count(None, usize::MAX, 100).await, "count_owned"),
+        1,
+        "the unbound tasks are counted as nobody's",
+    );
+    expect_eq(
+        ok(
+            count(Some("count-a"), usize::MAX, 1_000).await,
+            "count_owned",
+        ),
+        2,
+        "a task expired at `now` is not counted (TASK-18)",
+    );
+    expect_eq(
+        ok(
+            count(Some("count-a"), usize::MAX, 1_600).await,
+            "count_owned",
+        ),
+        0,
+        "an owner whose tasks all expired holds none",
     );
 }

@@ -11,8 +11,8 @@ use mcpwire_jsonrpc::{ClassifyError, Inbound, Message, Packet, RequestId};
 use mcpwire_types::ProtocolVersion;
 
 use super::service::Shared;
-use super::store::{Envelope, Inbox, SessionId, StoredEvent, StreamEvent, StreamKey};
 use super::transport::{LiveTransport, SessionHandle, TransportError};
+use mcpwire_store::{Envelope, Inbox, SessionId, StoredEvent, StreamEvent, StreamKey};
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
 type FastHash = ahash::RandomState;

@@ -21,8 +21,8 @@ use super::body::{HttpResponse, frames, json, sse};
 use super::config::ResponseMode;
 use super::names::SESSION_ID;
 use super::service::Shared;
-use super::store::{SessionId, StreamEvent, StreamKey, Subscription};
 use super::transport::CancelSignal;
+use mcpwire_store::{SessionId, StreamEvent, StreamKey, Subscription};
 
 /// Counts an open stream while it lives and does what its end requires:
 /// frees its slot, records how far the standalone stream was delivered,
@@ -492,7 +492,9 @@ impl SseState {
                 self.finish();
             }
             None => self.finish(),
-            Some(StreamEvent::Pause) => self.pause(),
+            // A pause, or an event kind a newer store crate may add: close
+            // the connection and keep the stream (the client resumes).
+            Some(_) => self.pause(),
         }
     }
 

@@ -2,10 +2,16 @@
 //! records, so that instances can share a store) and the in-memory default.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 
-use crate::BoxFuture;
-use crate::tasks::record::{TaskChange, TaskRecord};
+use crate::tasks::{TaskChange, TaskRecord};
+
+/// The future every [`TaskStore`] method returns: boxed, so that the trait
+/// is object safe and an implementation may do network I/O. (The same type
+/// as `mcpwire_server::BoxFuture<Result<T, TaskStoreError>>`.)
+pub type TaskFuture<T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'static>>;
 
 /// Why a store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -39,14 +45,10 @@ pub struct TaskPage {
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new record; it must be readable (by any instance) as soon
     /// as this returns (the task is created "durably" before the answer).
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>>;
+    fn create(&self, record: TaskRecord) -> TaskFuture<()>;
 
     /// The record of `task_id`, unless it is unknown or expired at `now_ms`.
-    fn get(
-        &self,
-        task_id: String,
-        now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>>;
+    fn get(&self, task_id: String, now_ms: u64) -> TaskFuture<Option<TaskRecord>>;
 
     /// Applies `change` to `task_id` atomically with [`TaskRecord::apply`],
     /// and returns the record afterwards with whether it changed (`None`
@@ -56,7 +58,7 @@ pub trait TaskStore: Send + Sync + 'static {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>>;
+    ) -> TaskFuture<Option<(TaskRecord, bool)>>;
 
     /// Up to `limit` unexpired tasks `owner` may see (TASK-40), oldest
     /// first, starting after the task `after`.
@@ -66,22 +68,17 @@ pub trait TaskStore: Send + Sync + 'static {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>>;
+    ) -> TaskFuture<TaskPage>;
 
     /// Deletes the records expired at `now_ms`; returns how many went.
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>>;
+    fn purge_expired(&self, now_ms: u64) -> TaskFuture<usize>;
 
     /// How many unexpired tasks `owner` holds, counted up to `limit` (a
     /// result of `limit` means "at least"), for the per-requestor cap
-    /// ([`TaskOptions::max_tasks_per_requestor`](crate::tasks::TaskOptions::max_tasks_per_requestor)).
+    /// (`TaskOptions::max_tasks_per_requestor` in `mcpwire-server`).
     /// The default counts a page of [`list`](Self::list), which also holds
     /// the unbound tasks `owner` may see; a store should count exactly.
-    fn count_owned(
-        &self,
-        owner: Option<String>,
-        limit: usize,
-        now_ms: u64,
-    ) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn count_owned(&self, owner: Option<String>, limit: usize, now_ms: u64) -> TaskFuture<usize> {
         let page = self.list(owner, None, limit, now_ms);
         Box::pin(async move { Ok(page.await?.tasks.len()) })
     }
@@ -156,7 +153,7 @@ impl InMemoryTaskStore {
 }
 
 impl TaskStore for InMemoryTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> TaskFuture<()> {
         let outcome = self.with(|records, keys| {
             if keys.contains_key(&record.task_id) {
                 return Err(TaskStoreError::Duplicate(record.task_id.clone()));
@@ -176,11 +173,7 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(std::future::ready(outcome))
     }
 
-    fn get(
-        &self,
-        task_id: String,
-        now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
+    fn get(&self, task_id: String, now_ms: u64) -> TaskFuture<Option<TaskRecord>> {
         let found = self.with(|records, keys| {
             let created = *keys.get(&task_id)?;
             records
@@ -196,7 +189,7 @@ impl TaskStore for InMemoryTaskStore {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
+    ) -> TaskFuture<Option<(TaskRecord, bool)>> {
         let outcome = self.with(|records, keys| {
             let created = *keys.get(&task_id)?;
             let record = records
@@ -214,7 +207,7 @@ impl TaskStore for InMemoryTaskStore {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>> {
+    ) -> TaskFuture<TaskPage> {
         let page = self.with(|records, keys| {
             let start = after
                 .as_ref()
@@ -237,17 +230,12 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(std::future::ready(Ok(page)))
     }
 
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn purge_expired(&self, now_ms: u64) -> TaskFuture<usize> {
         let purged = self.purge(now_ms);
         Box::pin(std::future::ready(Ok(purged)))
     }
 
-    fn count_owned(
-        &self,
-        owner: Option<String>,
-        limit: usize,
-        now_ms: u64,
-    ) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn count_owned(&self, owner: Option<String>, limit: usize, now_ms: u64) -> TaskFuture<usize> {
         self.purge(now_ms);
         let count = self.index().owned.get(&owner).copied().unwrap_or(0);
         Box::pin(std::future::ready(Ok(count.min(limit))))
@@ -307,6 +295,12 @@ mod tests {
                 .unwrap(),
             10
         );
+    }
+
+    #[tokio::test]
+    async fn an_owner_count_holds_only_its_unexpired_tasks() {
+        let store = InMemoryTaskStore::new();
+        store_contract::task_store_counts_only_the_owners_unexpired_tasks(&store).await;
     }
 
     #[tokio::test]

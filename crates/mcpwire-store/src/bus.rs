@@ -1,0 +1,217 @@
+//! The message bus between HTTP connections and session runtimes: the
+//! envelopes of POSTed messages, the events of streams, and the
+//! [`MessageBus`] trait that routes both (across instances when shared).
+
+use core::fmt;
+use core::pin::Pin;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::Stream;
+use mcpwire_jsonrpc::Inbound;
+
+use crate::{RequestIdentity, SessionId, StoreFuture, StreamKey};
+
+/// The messages clients POSTed to one session, in order, for its runtime.
+pub type Inbox = Pin<Box<dyn Stream<Item = Envelope> + Send>>;
+
+/// The events of one stream, for the HTTP connection attached to it.
+pub type Subscription = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
+
+/// A message a client POSTed, on its way to the runtime of its session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Envelope {
+    /// The JSON text as received (a message or a batch).
+    pub payload: Bytes,
+    /// The stream that carries the answers to the requests in it (`None`
+    /// when it holds only notifications and responses).
+    pub stream: Option<u64>,
+    /// Whether that stream is answered with plain JSON, so that only the
+    /// answers may go on it; anything else the runtime sends about these
+    /// requests then goes on the standalone stream.
+    pub answers_only: bool,
+    /// The POST's `http::Extensions` (e.g. the identity an authentication
+    /// layer validated), handed to the runtime with the requests inside.
+    /// A bus that carries the envelope to another process carries only
+    /// their [`RequestIdentity`].
+    pub extensions: PostExtensions,
+    /// The payload as the receiving instance classified it, so that a
+    /// runtime in the same process does not parse it a second time.
+    classified: Classified,
+}
+
+impl Envelope {
+    /// An envelope for `payload`, answered on `stream`.
+    pub fn new(payload: Bytes, stream: Option<u64>, answers_only: bool) -> Self {
+        Self {
+            payload,
+            stream,
+            answers_only,
+            extensions: PostExtensions::default(),
+            classified: Classified(None),
+        }
+    }
+
+    /// An envelope for `payload`, which the caller has classified as
+    /// `inbound`: a runtime in this process takes `inbound` as it is (the
+    /// HTTP server classifies each POST once, where it arrives).
+    pub fn classified(
+        payload: Bytes,
+        inbound: Inbound,
+        stream: Option<u64>,
+        answers_only: bool,
+    ) -> Self {
+        let classified = Classified(Some((payload.clone(), Box::new(inbound))));
+        Self {
+            classified,
+            ..Self::new(payload, stream, answers_only)
+        }
+    }
+
+    /// The payload as messages: the classification made where the POST
+    /// arrived when the envelope still holds that very payload, otherwise
+    /// (an envelope rebuilt by a bus, or one whose payload was replaced)
+    /// a fresh one.
+    pub fn take_inbound(&mut self) -> Inbound {
+        match self.classified.0.take() {
+            // Same buffer, same length: the same bytes (the clone kept in
+            // `Classified` keeps the buffer alive, so its address cannot
+            // have been reused for other bytes).
+            Some((source, inbound))
+                if source.as_ptr() == self.payload.as_ptr()
+                    && source.len() == self.payload.len() =>
+            {
+                *inbound
+            }
+            _ => Inbound::from_slice(&self.payload),
+        }
+    }
+}
+
+/// A classified payload and the bytes it was read from. It takes no part
+/// in comparing envelopes (the payloads decide) and never leaves the
+/// process: a bus that moves an envelope elsewhere sends `payload` only.
+#[derive(Clone)]
+struct Classified(Option<(Bytes, Box<Inbound>)>);
+
+impl PartialEq for Classified {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Classified {}
+
+impl fmt::Debug for Classified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Classified(..)"
+        } else {
+            "Classified(None)"
+        })
+    }
+}
+
+/// The extensions of the HTTP request that carried an [`Envelope`].
+///
+/// They stay in this process: a store that moves envelopes to another one
+/// cannot carry them (they are arbitrary values), except the
+/// [`RequestIdentity`] among them, which it serializes and puts alone into
+/// fresh extensions on arrival. They take no part in comparing envelopes,
+/// which are equal when their messages are.
+#[derive(Clone, Default)]
+pub struct PostExtensions(pub Option<Arc<http::Extensions>>);
+
+impl PartialEq for PostExtensions {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for PostExtensions {}
+
+impl PostExtensions {
+    /// The [`RequestIdentity`] among the extensions, if any (what a bus
+    /// carries to another instance).
+    pub fn identity(&self) -> Option<&RequestIdentity> {
+        self.0.as_ref()?.get::<RequestIdentity>()
+    }
+
+    /// Extensions holding `identity` alone: what a bus hands the runtime
+    /// of another instance.
+    pub fn from_identity(identity: RequestIdentity) -> Self {
+        let mut extensions = http::Extensions::new();
+        extensions.insert(identity);
+        Self(Some(Arc::new(extensions)))
+    }
+}
+
+impl fmt::Debug for PostExtensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "PostExtensions(..)"
+        } else {
+            "PostExtensions(None)"
+        })
+    }
+}
+
+/// What travels to the connection attached to a stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// A message; `last` when it is the final answer that ends the stream.
+    Message {
+        /// Its position in the stream (see [`StoredEvent::seq`]).
+        seq: u64,
+        /// The JSON text of the packet.
+        data: Bytes,
+        /// Whether the stream ends with it.
+        last: bool,
+    },
+    /// The stream ended without a final message (its requests were
+    /// cancelled).
+    End,
+    /// Close the connection but not the stream (SSE polling, SEP-1699): the
+    /// client reconnects with `Last-Event-ID` after the retry interval.
+    Pause,
+}
+
+/// Carries messages between HTTP connections and session runtimes.
+///
+/// With several server instances behind a load balancer, a session's
+/// runtime runs on the instance that received its `initialize`, while its
+/// later requests and streams may land anywhere: a bus built on a shared
+/// broker (Redis pub/sub or streams) delivers each POSTed message to the
+/// runtime's instance and each event of a stream to the instance holding
+/// that stream's connection. The in-memory default connects the two within
+/// one process.
+pub trait MessageBus: Send + Sync + 'static {
+    /// Registers the runtime of `session` on this instance: what clients
+    /// POST to it arrives in the returned inbox, which ends when the
+    /// session is closed.
+    fn register(&self, session: &SessionId, capacity: usize) -> StoreFuture<'_, Inbox>;
+
+    /// Delivers a POSTed message to the runtime of `session`, waiting while
+    /// its inbox is full; `false` when no runtime serves the session.
+    fn deliver(&self, session: &SessionId, envelope: Envelope) -> StoreFuture<'_, bool>;
+
+    /// Attaches a connection to a stream, replacing (and so ending) any
+    /// connection attached before; the subscription ends when it is
+    /// replaced or detached, or the session is closed.
+    fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription>;
+
+    /// Offers an event to the connection attached to a stream, waiting
+    /// while that connection's buffer is full (back-pressure); `false` when
+    /// no connection is attached. A final event (a `last` message or
+    /// `End`) also detaches the connection once delivered.
+    fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool>;
+
+    /// Ends the connection attached to a stream, if any; the stream itself
+    /// goes on (its events are still logged).
+    fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
+
+    /// Ends the session's inbox and every connection attached to its streams.
+    fn close(&self, session: &SessionId) -> StoreFuture<'_, ()>;
+}
