@@ -24,7 +24,7 @@
 //!   followed by all.
 //!
 //! ```no_run
-//! use mcpwire_store::{Config, StreamableHttp};
+//! use mcpwire_http::server::{Config, StreamableHttp};
 //! use mcpwire_redis::{RedisConfig, RedisStores};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

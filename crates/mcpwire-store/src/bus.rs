@@ -163,7 +163,7 @@ impl fmt::Debug for PostExtensions {
 pub enum StreamEvent {
     /// A message; `last` when it is the final answer that ends the stream.
     Message {
-        /// Its position in the stream (see [`StoredEvent::seq`]).
+        /// Its position in the stream (see [`StoredEvent::seq`](crate::StoredEvent::seq)).
         seq: u64,
         /// The JSON text of the packet.
         data: Bytes,

@@ -5,9 +5,11 @@
 //! A sealed state is `base64url(tag || issued || state)` without padding:
 //! `issued` is the time of sealing (seconds since the Unix epoch, 8 bytes
 //! big-endian), and `tag` is HMAC-SHA256, under the server's key, over the
-//! request it belongs to (method and tool, prompt or resource name,
+//! request it belongs to (method and tool, prompt or resource name, and the
+//! identity that sent it when there is one: the runtime's binding,
 //! length-prefixed), `issued` and the state. So a state issued for one tool
-//! cannot be replayed into another, and none opens after [`STATE_TTL`]. The
+//! or one user cannot be replayed into another, and none opens after
+//! [`STATE_TTL`]. The
 //! key is random per server (`mcpwire_server::Server`) unless the
 //! builder is given one: several instances behind one load balancer must
 //! share the key, or a retry that lands on another instance is rejected.
@@ -31,7 +33,7 @@ const ISSUED_LEN: usize = 8;
 
 /// How long a sealed state stays valid: long enough for a user to answer
 /// an elicitation, short enough to limit replays.
-pub const STATE_TTL: Duration = Duration::from_secs(60 * 60);
+const STATE_TTL: Duration = Duration::from_secs(60 * 60);
 
 /// How far in the future a time of sealing may lie (clocks of instances
 /// sharing a key differ a little).

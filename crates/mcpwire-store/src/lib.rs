@@ -59,7 +59,7 @@ pub use error::{StoreError, StoreFuture};
 pub use event_log::MemoryEventStore;
 pub use events::{EventStore, Replay, StoredEvent, StreamKey};
 pub use identity::RequestIdentity;
-pub use key_ring::{MAX_PREVIOUS_KEYS, STATE_TTL, StateKeyRing};
+pub use key_ring::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use session::{SessionId, SessionRecord, SessionStore};
 
 /// The README's examples, compiled (and run) as doctests.
