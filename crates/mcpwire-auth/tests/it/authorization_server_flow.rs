@@ -374,22 +374,25 @@ async fn dynamic_registration_issues_clients_that_can_complete_the_flow() {
     assert_eq!(refused.json()["error"], "invalid_redirect_uri");
 }
 
-/// Denies everything.
-struct DenyAll;
+/// Denies everything, noting the redirect URI it was shown.
+struct DenyAll(std::sync::Mutex<Vec<String>>);
 
 impl Consent for DenyAll {
-    fn decide(&self, _request: &ConsentRequest<'_>) -> ConsentDecision {
+    fn decide(&self, request: &ConsentRequest<'_>) -> ConsentDecision {
+        self.0.lock().unwrap().push(request.redirect_uri.to_owned());
         ConsentDecision::Deny
     }
 }
 
-// AUTH-04 (the consent decides; OAuth 2.1 §4.1.2.1).
+// AUTH-04 (the consent decides; OAuth 2.1 §4.1.2.1); AUTH-71 (the consent
+// is shown the redirect URI, whose host a consent page must display).
 #[tokio::test]
 async fn a_denied_request_redirects_with_access_denied() {
+    let deny = Arc::new(DenyAll(std::sync::Mutex::default()));
     let running = start(|issuer| {
         AuthorizationServer::builder(issuer)
             .client(Client::public("public-app", vec![REDIRECT.to_owned()]))
-            .consent(Arc::new(DenyAll))
+            .consent(Arc::clone(&deny) as Arc<dyn Consent>)
             .build()
             .unwrap()
     })
@@ -398,6 +401,7 @@ async fn a_denied_request_redirects_with_access_denied() {
     assert_eq!(answer.status, 302);
     let location = answer.header("location").unwrap();
     assert_eq!(param(location, "error").as_deref(), Some("access_denied"));
+    assert_eq!(*deny.0.lock().unwrap(), vec![REDIRECT.to_owned()]);
     assert_eq!(param(location, "code"), None);
 }
 
