@@ -88,6 +88,7 @@ fn internal_v6(address: Ipv6Addr) -> bool {
 mod tests {
     use super::*;
 
+    // AUTH-71: the SSRF guard of client metadata document fetches.
     #[test]
     fn internal_literals_and_loopback_names_are_internal_public_ones_not() {
         for internal in [

@@ -159,6 +159,7 @@ impl AuthorizationServerMetadata {
 mod tests {
     use super::*;
 
+    // AUTH-18, AUTH-19: RFC 8414 metadata read and written whole.
     #[test]
     fn unknown_members_survive_a_round_trip() {
         let text = r#"{"issuer":"https://as.example","code_challenge_methods_supported":["S256"],"x-vendor":{"a":1}}"#;
@@ -173,6 +174,7 @@ mod tests {
         assert_eq!(parsed.extra["extra"], true);
     }
 
+    // AUTH-18, AUTH-66: absent lists read as RFC 8414 says (no PKCE method assumed).
     #[test]
     fn absent_lists_read_with_the_rfc_8414_defaults() {
         let metadata = AuthorizationServerMetadata {

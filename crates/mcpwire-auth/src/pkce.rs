@@ -93,6 +93,7 @@ pub fn verify_s256(verifier: &str, challenge: &str) -> bool {
 mod tests {
     use super::*;
 
+    // AUTH-64, AUTH-65: S256 as RFC 7636 defines it.
     #[test]
     fn the_rfc_7636_appendix_b_example_matches() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
@@ -110,6 +111,7 @@ mod tests {
         ));
     }
 
+    // AUTH-64: fresh, unguessable verifiers.
     #[test]
     fn generated_verifiers_are_valid_and_distinct() {
         let first = CodeVerifier::generate().unwrap();
@@ -119,6 +121,7 @@ mod tests {
         assert_eq!(first.as_str().len(), 43);
     }
 
+    // AUTH-64: RFC 7636 §4.1 verifier syntax.
     #[test]
     fn short_long_and_odd_verifiers_are_refused() {
         assert_eq!(CodeVerifier::parse("abc"), Err(VerifierError::Length(3)));

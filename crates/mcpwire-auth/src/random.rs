@@ -24,6 +24,7 @@ pub(crate) fn random_token() -> Result<String, NoRandomness> {
 mod tests {
     use super::*;
 
+    // AUTH-04, AUTH-70: unguessable codes, tokens and `state` values.
     #[test]
     fn tokens_are_43_url_safe_characters_and_differ() {
         let (a, b) = (random_token().unwrap(), random_token().unwrap());

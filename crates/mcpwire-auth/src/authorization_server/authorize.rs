@@ -175,6 +175,7 @@ pub(crate) async fn authorize(
         client: &client,
         scopes: &scopes,
         resource,
+        redirect_uri: &redirect_uri,
     });
     let ConsentDecision::Approve { subject, scopes } = decision else {
         return fail("access_denied", "the request was not approved");

@@ -342,6 +342,7 @@ pub(crate) fn from_metadata_document(url: &str, body: &[u8]) -> Result<Client, M
 mod tests {
     use super::*;
 
+    // AUTH-69: redirect URIs match exactly, a loopback one on any port (RFC 8252 §7.3); AUTH-63.
     #[test]
     fn loopback_redirects_match_on_any_port_and_others_exactly() {
         let client = Client::public(
@@ -358,6 +359,7 @@ mod tests {
         assert!(!client.accepts_redirect("https://app.example:8443/cb"));
     }
 
+    // AUTH-06 (RFC 7591 registration), AUTH-63 (redirect URIs loopback or HTTPS).
     #[test]
     fn registration_defaults_to_client_secret_basic_and_refuses_bad_redirects() {
         let (client, response) = register(
@@ -397,6 +399,7 @@ mod tests {
         assert_eq!(error.code, "invalid_client_metadata");
     }
 
+    // AUTH-24, AUTH-25 (an HTTPS URL with a path), AUTH-71 (no internal addresses).
     #[test]
     fn metadata_document_urls_are_https_with_a_path_unless_loopback_is_allowed() {
         assert!(is_metadata_document_url(
@@ -433,6 +436,7 @@ mod tests {
         assert!(!is_metadata_document_url("https://10.1.2.3/c.json", true));
     }
 
+    // AUTH-29 (client_id equals the URL), AUTH-32 (valid JSON with the required fields).
     #[test]
     fn a_metadata_document_must_name_its_own_url_and_stay_public() {
         let url = "https://app.example/client.json";

@@ -13,6 +13,10 @@ pub struct ConsentRequest<'a> {
     pub scopes: &'a [String],
     /// The resource the token will be bound to (RFC 8707), if named.
     pub resource: Option<&'a str>,
+    /// Where the answer goes (already checked against the client's
+    /// registered URIs): a consent page must show its host (AUTH-71), since
+    /// a metadata-document client may name any.
+    pub redirect_uri: &'a str,
 }
 
 /// What a [`Consent`] decided.

@@ -3,9 +3,11 @@
 //! # ⚠ For development and tests only
 //!
 //! This server keeps everything in memory (clients, codes, refresh tokens,
-//! signing keys: all lost on restart), has no user accounts, no login page
-//! and no rate limiting, and by default approves every authorization
-//! request ([`AutoApprove`]). It exists so that an MCP server protected by
+//! signing keys: all lost on restart), has no user accounts and no login
+//! page, and by default approves every authorization request
+//! ([`AutoApprove`]). What callers can grow is bounded and expires (clients,
+//! codes, refresh tokens, registrations per minute, request sizes; see the
+//! [`AuthorizationServerBuilder`] methods and `docs/security.md`). It exists so that an MCP server protected by
 //! [`BearerAuthLayer`](crate::resource::BearerAuthLayer) can be run, tried
 //! and tested end to end without an external identity provider. Put a real
 //! authorization server in front of anything that matters.
@@ -26,8 +28,11 @@
 //!   `client_secret_post`;
 //! - dynamic client registration (RFC 7591) at `/register`;
 //! - client ID metadata documents: an `https` URL as `client_id` is fetched
-//!   with the [`DocumentFetch`] given to the builder (loopback `http` only in
-//!   test mode, [`AuthorizationServerBuilder::allow_loopback_metadata_documents`]);
+//!   with the [`DocumentFetch`] given to the builder, never from an internal
+//!   address (loopback, private or link-local IP literals, `localhost`;
+//!   loopback, `http` too, only in test mode,
+//!   [`AuthorizationServerBuilder::allow_loopback_metadata_documents`]), and
+//!   why a fetch failed is logged, not sent to the caller;
 //! - RFC 9068 JWT access tokens signed with ES256 by a key it generates,
 //!   rotated with [`AuthorizationServer::rotate_keys`], published at `/jwks`.
 //!

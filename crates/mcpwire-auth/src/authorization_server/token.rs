@@ -365,6 +365,7 @@ fn issue(server: &AuthorizationServer, grant: Grant, family: String) -> HttpResp
 mod tests {
     use super::*;
 
+    // AUTH-64, AUTH-65: the S256 verifier check of the token endpoint.
     #[test]
     fn pkce_accepts_only_the_verifier_of_the_challenge() {
         // RFC 7636 Appendix B.
@@ -375,6 +376,7 @@ mod tests {
         assert!(!pkce_matches("short", challenge));
     }
 
+    // AUTH-04: confidential clients authenticate (RFC 6749 §2.3.1 encoding).
     #[test]
     fn basic_credentials_are_form_decoded() {
         let mut headers = HeaderMap::new();

@@ -120,6 +120,7 @@ mod tests {
         }
     }
 
+    // AUTH-37, AUTH-14, AUTH-17: scope selection order.
     #[test]
     fn scopes_come_from_the_challenge_then_the_resource_then_nowhere() {
         let found = discovered(Some(&["a", "b"]), None, false);
@@ -129,6 +130,7 @@ mod tests {
         assert!(select_scopes(None, &bare, true).is_empty());
     }
 
+    // AUTH-37, AUTH-13: no scope assumed beyond what the servers name.
     #[test]
     fn offline_access_is_asked_for_only_where_the_server_lists_it() {
         let offers = discovered(
@@ -149,6 +151,7 @@ mod tests {
         assert_eq!(select_scopes(None, &lacks, true), ["mcp:basic"]);
     }
 
+    // AUTH-58 (OAuth 2.1 §7 mix-up defence, RFC 9207), AUTH-70 (`state`).
     #[test]
     fn the_iss_of_an_authorization_response_is_compared_exactly() {
         let advertised = discovered(None, None, true).server;

@@ -125,6 +125,7 @@ fn read_value(input: &str) -> (String, &str) {
 mod tests {
     use super::*;
 
+    // AUTH-16: `WWW-Authenticate` parsed.
     #[test]
     fn a_bearer_challenge_yields_its_metadata_url_scope_and_error() {
         let challenges = parse(
@@ -145,6 +146,7 @@ mod tests {
         );
     }
 
+    // AUTH-16: several challenges in one header.
     #[test]
     fn several_challenges_in_one_header_are_split() {
         let challenges =
@@ -155,6 +157,7 @@ mod tests {
         assert_eq!(challenges[1].param("realm"), Some("x"));
     }
 
+    // AUTH-16: any header parses without a panic.
     #[test]
     fn garbage_never_panics() {
         for input in [

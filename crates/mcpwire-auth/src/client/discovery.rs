@@ -262,6 +262,7 @@ mod tests {
         Url::parse(text).unwrap()
     }
 
+    // AUTH-11: header URL, then path-suffixed, then root.
     #[test]
     fn resource_metadata_is_looked_up_path_first_then_at_the_root() {
         assert_eq!(
@@ -289,6 +290,7 @@ mod tests {
         );
     }
 
+    // AUTH-19, AUTH-20, AUTH-21: discovery URLs in the spec order.
     #[test]
     fn authorization_server_metadata_follows_the_spec_order_and_nothing_else() {
         assert_eq!(
@@ -308,6 +310,7 @@ mod tests {
         );
     }
 
+    // AUTH-44, AUTH-54: the metadata must stand for this server.
     #[test]
     fn a_resource_matches_its_endpoint_or_a_parent_on_the_same_origin() {
         let server = url("http://localhost:3000/mcp");

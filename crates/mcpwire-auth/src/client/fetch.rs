@@ -270,6 +270,7 @@ mod tests {
 
     /// Without root certificates an HTTPS fetch fails saying why, before
     /// any connection (the port is never contacted).
+    // AUTH-62: the client talks HTTPS to authorization servers, or not at all.
     #[tokio::test]
     async fn without_roots_https_fails_saying_why() {
         let fetch = HyperFetch::with_roots(false, &[]);

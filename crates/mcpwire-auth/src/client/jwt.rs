@@ -221,6 +221,7 @@ mod tests {
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).unwrap()).unwrap()
     }
 
+    // AUTH-58 (sender-constrained tokens, OAuth 2.1 §7): DPoP proofs per RFC 9449.
     #[test]
     fn a_dpop_proof_carries_the_public_key_and_binds_method_url_and_token() {
         let key = Es256Key::generate().unwrap();
@@ -254,6 +255,7 @@ mod tests {
         );
     }
 
+    // AUTH-35: pre-registered credentials authenticating by `private_key_jwt`.
     #[test]
     fn a_client_assertion_names_the_client_and_the_audience() {
         let key = Es256Key::generate().unwrap();

@@ -317,6 +317,7 @@ mod tests {
         }
     }
 
+    // AUTH-59: tokens stored securely (mode 0600).
     #[test]
     fn the_file_store_survives_a_reopen_and_is_private_to_its_owner() {
         let dir = std::env::temp_dir().join(format!("mcpwire-auth-store-{}", std::process::id()));
@@ -349,6 +350,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    // AUTH-59: secrets never printed.
     #[test]
     fn expiry_is_judged_with_a_margin_and_debug_hides_secrets() {
         let tokens = tokens();

@@ -128,6 +128,7 @@ pub(crate) fn json_document(document: &serde_json::Value) -> Response<Full<Bytes
 mod tests {
     use super::*;
 
+    // AUTH-10, AUTH-12, AUTH-38: `resource_metadata`, `scope` and `error` in the challenge.
     #[test]
     fn challenges_carry_the_metadata_url_the_scopes_and_escaped_descriptions() {
         let scopes = vec!["read".to_owned(), "write".to_owned()];

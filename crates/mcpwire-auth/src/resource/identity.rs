@@ -96,6 +96,7 @@ mod tests {
 
     use super::*;
 
+    // AUTH-52: the audience is read from either `aud` shape.
     #[test]
     fn claims_fill_the_identity_with_either_audience_shape() {
         let Value::Object(claims) = json!({

@@ -263,6 +263,7 @@ where
 mod tests {
     use super::*;
 
+    // AUTH-07, AUTH-10: the path-suffixed well-known URL (RFC 9728 §3.1).
     #[test]
     fn the_metadata_path_inserts_the_well_known_prefix_before_the_resource_path() {
         let path = |url: &str| metadata_path(&url.parse().unwrap());
@@ -277,6 +278,7 @@ mod tests {
         assert_eq!(path("https://h"), "/.well-known/oauth-protected-resource");
     }
 
+    // AUTH-48, AUTH-57: only `Bearer <token>` is a token; anything else is malformed.
     #[test]
     fn only_a_bearer_scheme_with_a_token_counts() {
         let headers = |value: &str| {

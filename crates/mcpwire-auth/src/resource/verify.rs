@@ -266,6 +266,7 @@ mod tests {
 
     /// Issue 17 item 9: a token whose `nbf` lies ahead is refused, one whose
     /// `nbf` has passed is accepted.
+    // AUTH-51, AUTH-53: OAuth 2.1 §5.2 validation includes `nbf`.
     #[tokio::test]
     async fn a_token_not_valid_yet_is_refused() {
         let server = AuthorizationServer::builder(ISSUER).build().unwrap();

@@ -125,6 +125,7 @@ pub(crate) async fn exchange_code(
     token_request(running, &form, &[]).await
 }
 
+// AUTH-18, AUTH-67 (`code_challenge_methods_supported`), AUTH-05 (CIMD support advertised).
 #[tokio::test]
 async fn the_metadata_document_has_the_shape_mcp_clients_need() {
     let running = default_server().await;
@@ -163,6 +164,7 @@ async fn the_metadata_document_has_the_shape_mcp_clients_need() {
     assert_eq!(metadata["scopes_supported"], json!(["read", "write"]));
 }
 
+// AUTH-04, AUTH-64, AUTH-52 (the `resource` becomes the audience).
 #[tokio::test]
 async fn a_code_with_pkce_becomes_a_token_the_jwks_verifies_bound_to_the_resource() {
     let running = default_server().await;
@@ -197,6 +199,7 @@ async fn a_code_with_pkce_becomes_a_token_the_jwks_verifies_bound_to_the_resourc
     assert!(identity.is_bound_to(RESOURCE));
 }
 
+// AUTH-64.
 #[tokio::test]
 async fn a_verifier_that_does_not_match_the_challenge_is_refused() {
     let running = default_server().await;
@@ -207,6 +210,7 @@ async fn a_verifier_that_does_not_match_the_challenge_is_refused() {
     assert_eq!(answer.json()["error"], "invalid_grant");
 }
 
+// AUTH-64, AUTH-65.
 #[tokio::test]
 async fn authorization_without_s256_pkce_is_refused_at_the_redirect() {
     let running = default_server().await;
@@ -225,6 +229,7 @@ async fn authorization_without_s256_pkce_is_refused_at_the_redirect() {
     assert_eq!(param(location, "code"), None);
 }
 
+// AUTH-69.
 #[tokio::test]
 async fn an_unregistered_redirect_uri_is_never_redirected_to() {
     let running = default_server().await;
@@ -238,6 +243,7 @@ async fn an_unregistered_redirect_uri_is_never_redirected_to() {
     assert_eq!(answer.header("location"), None);
 }
 
+// AUTH-58 (OAuth 2.1 §4.1.3 code reuse).
 #[tokio::test]
 async fn a_code_used_twice_is_refused_and_its_refresh_token_revoked() {
     let running = default_server().await;
@@ -256,6 +262,7 @@ async fn a_code_used_twice_is_refused_and_its_refresh_token_revoked() {
     );
 }
 
+// AUTH-61.
 #[tokio::test]
 async fn refresh_tokens_rotate_and_a_replayed_one_revokes_its_family() {
     let running = default_server().await;
@@ -283,6 +290,7 @@ async fn refresh_tokens_rotate_and_a_replayed_one_revokes_its_family() {
     assert_eq!(refresh(second).await.status, 400);
 }
 
+// AUTH-04 (confidential clients).
 #[tokio::test]
 async fn confidential_clients_authenticate_by_their_registered_method_only() {
     let running = default_server().await;
@@ -321,6 +329,7 @@ async fn confidential_clients_authenticate_by_their_registered_method_only() {
     assert_eq!(token_request(&running, &form, &[]).await.status, 401);
 }
 
+// AUTH-06.
 #[tokio::test]
 async fn dynamic_registration_issues_clients_that_can_complete_the_flow() {
     let running = default_server().await;
@@ -365,21 +374,25 @@ async fn dynamic_registration_issues_clients_that_can_complete_the_flow() {
     assert_eq!(refused.json()["error"], "invalid_redirect_uri");
 }
 
-/// Denies everything.
-struct DenyAll;
+/// Denies everything, noting the redirect URI it was shown.
+struct DenyAll(std::sync::Mutex<Vec<String>>);
 
 impl Consent for DenyAll {
-    fn decide(&self, _request: &ConsentRequest<'_>) -> ConsentDecision {
+    fn decide(&self, request: &ConsentRequest<'_>) -> ConsentDecision {
+        self.0.lock().unwrap().push(request.redirect_uri.to_owned());
         ConsentDecision::Deny
     }
 }
 
+// AUTH-04 (the consent decides; OAuth 2.1 §4.1.2.1); AUTH-71 (the consent
+// is shown the redirect URI, whose host a consent page must display).
 #[tokio::test]
 async fn a_denied_request_redirects_with_access_denied() {
+    let deny = Arc::new(DenyAll(std::sync::Mutex::default()));
     let running = start(|issuer| {
         AuthorizationServer::builder(issuer)
             .client(Client::public("public-app", vec![REDIRECT.to_owned()]))
-            .consent(Arc::new(DenyAll))
+            .consent(Arc::clone(&deny) as Arc<dyn Consent>)
             .build()
             .unwrap()
     })
@@ -388,9 +401,11 @@ async fn a_denied_request_redirects_with_access_denied() {
     assert_eq!(answer.status, 302);
     let location = answer.header("location").unwrap();
     assert_eq!(param(location, "error").as_deref(), Some("access_denied"));
+    assert_eq!(*deny.0.lock().unwrap(), vec![REDIRECT.to_owned()]);
     assert_eq!(param(location, "code"), None);
 }
 
+// AUTH-04, AUTH-15 (scopes the server knows).
 #[tokio::test]
 async fn an_unknown_scope_is_refused_with_invalid_scope() {
     let running = default_server().await;
@@ -428,6 +443,7 @@ async fn metadata_document() -> String {
     url
 }
 
+// AUTH-23, AUTH-28, AUTH-29, AUTH-31, AUTH-71.
 #[tokio::test]
 async fn a_client_id_metadata_document_is_fetched_only_from_loopback_in_test_mode() {
     let url = metadata_document().await;

@@ -51,6 +51,7 @@ fn public_app(issuer: String) -> mcpwire_auth::authorization_server::Authorizati
         .client(Client::public("public-app", vec![REDIRECT.to_owned()]))
 }
 
+// AUTH-04 (OAuth 2.1 with suitable security; issue 17 item 8).
 #[tokio::test]
 async fn pending_codes_are_bounded_and_expired_ones_make_room() {
     // Codes live 300 ms; the test waits 900 ms, three times that, so a
@@ -77,6 +78,7 @@ async fn pending_codes_are_bounded_and_expired_ones_make_room() {
     code_for(&running, "public-app").await;
 }
 
+// AUTH-06, AUTH-04 (issue 17 item 8).
 #[tokio::test]
 async fn registrations_are_limited_per_minute() {
     let running = start(|issuer| {
@@ -95,6 +97,7 @@ async fn registrations_are_limited_per_minute() {
     assert_eq!(refused.json()["error"], "temporarily_unavailable");
 }
 
+// AUTH-06, AUTH-04 (issue 17 item 8).
 #[tokio::test]
 async fn registered_clients_are_capped_and_idle_ones_forgotten() {
     // Idle registered clients are forgotten after 300 ms; the test waits
@@ -121,6 +124,7 @@ async fn registered_clients_are_capped_and_idle_ones_forgotten() {
     assert_eq!(forgotten.status, 400, "the idle client was forgotten");
 }
 
+// AUTH-06, AUTH-04 (issue 17 item 8).
 #[tokio::test]
 async fn oversized_registrations_and_authorization_requests_are_refused() {
     let running = default_server().await;
@@ -158,6 +162,7 @@ async fn oversized_registrations_and_authorization_requests_are_refused() {
     assert_eq!(answer.status, 414);
 }
 
+// AUTH-61, AUTH-04 (issue 17 item 8).
 #[tokio::test]
 async fn live_refresh_tokens_are_bounded_but_rotation_at_the_bound_works() {
     let running = start(|issuer| public_app(issuer).max_refresh_tokens(1).build().unwrap()).await;

@@ -14,14 +14,15 @@ use http::{Request, Response};
 use http_body_util::Full;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcpwire_auth::authorization_server::{AuthorizationServer, Grant};
+use mcpwire_auth::metadata::ProtectedResourceMetadata;
 use mcpwire_auth::resource::{
-    BoxFuture, FetchError, JwkSet, JwksUri, JwtVerifier, KeySource, TokenTypes, TokenVerifier,
-    VerifyError,
+    BearerAuthLayer, BoxFuture, FetchError, JwkSet, JwksUri, JwtVerifier, KeySource, TokenTypes,
+    TokenVerifier,
 };
 use tokio::net::TcpListener;
-use tower::Service;
+use tower::{Layer, Service};
 
-use crate::support::wire::PlainFetch;
+use crate::support::wire::{PlainFetch, send, serve};
 
 const ISSUER: &str = "http://issuer.test";
 
@@ -226,7 +227,10 @@ async fn auth_51_stale_keys_are_used_while_the_jwks_host_is_down() {
     );
 }
 
-/// Signs `claims` with a P-256 key of our own under header `typ`; returns
+/// The resource the typ tests' layer protects (the audience of their tokens).
+const RESOURCE: &str = "http://127.0.0.1:1/mcp";
+
+/// Signs claims with a P-256 key of our own under header `typ`; returns
 /// the token and the key set that verifies it.
 fn signed_with_type(typ: Option<&str>) -> (String, JwkSet) {
     use p256::elliptic_curve::sec1::ToEncodedPoint;
@@ -246,7 +250,9 @@ fn signed_with_type(typ: Option<&str>) -> (String, JwkSet) {
     header.kid = Some("k1".to_owned());
     header.typ = typ.map(str::to_owned);
     let der = secret.to_pkcs8_der().unwrap();
-    let claims = serde_json::json!({"iss": ISSUER, "sub": "alice", "exp": now() + 300});
+    let claims = serde_json::json!({
+        "iss": ISSUER, "sub": "alice", "aud": RESOURCE, "exp": now() + 300,
+    });
     let token =
         jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ec_der(der.as_bytes())).unwrap();
     (token, jwks)
@@ -261,9 +267,35 @@ impl KeySource for Fixed {
     }
 }
 
-/// AUTH-51 with RFC 9068 §4: by default `at+jwt`, `application/at+jwt`
-/// and plain JWTs are accepted and other types refused; the strict option
-/// accepts only the access token types.
+/// The protected service: 200 for whatever gets through.
+#[derive(Clone)]
+struct Accept;
+
+impl<B> Service<Request<B>> for Accept {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _request: Request<B>) -> Self::Future {
+        std::future::ready(Ok(Response::new(Full::new(Bytes::new()))))
+    }
+}
+
+/// `verifier` behind the bearer layer on 127.0.0.1; returns the MCP URL.
+async fn protected_by(verifier: JwtVerifier) -> String {
+    let metadata = ProtectedResourceMetadata::new(RESOURCE, ISSUER);
+    let layer = BearerAuthLayer::new(metadata, Arc::new(verifier)).unwrap();
+    let address = serve(layer.layer(Accept)).await;
+    format!("http://{address}/mcp")
+}
+
+/// AUTH-51, AUTH-53 with RFC 9068 §4, through the layer on 127.0.0.1: by
+/// default `at+jwt`, `application/at+jwt` and plain JWTs pass and other
+/// types get 401; the strict option lets only the access token types pass.
 #[tokio::test]
 async fn auth_51_token_types_follow_rfc_9068_as_configured() {
     let cases = [
@@ -275,18 +307,26 @@ async fn auth_51_token_types_follow_rfc_9068_as_configured() {
         (Some("dpop+jwt"), false, false),
         (Some("logout+jwt"), false, false),
     ];
-    for (typ, default_accepts, strict_accepts) in cases {
-        let (token, jwks) = signed_with_type(typ);
-        let lenient = JwtVerifier::new(Arc::new(Fixed(jwks.clone()))).issuer(ISSUER);
-        let strict = JwtVerifier::new(Arc::new(Fixed(jwks)))
+    let (_, jwks) = signed_with_type(None);
+    let lenient =
+        protected_by(JwtVerifier::new(Arc::new(Fixed(jwks.clone()))).issuer(ISSUER)).await;
+    let strict = protected_by(
+        JwtVerifier::new(Arc::new(Fixed(jwks)))
             .issuer(ISSUER)
-            .token_types(TokenTypes::AccessTokensOnly);
-        let lenient = lenient.verify(&token).await;
-        let strict = strict.verify(&token).await;
-        assert_eq!(lenient.is_ok(), default_accepts, "{typ:?}: {lenient:?}");
-        assert_eq!(strict.is_ok(), strict_accepts, "{typ:?}: {strict:?}");
-        if let Err(error) = strict {
-            assert!(matches!(error, VerifyError::Invalid(_)), "{error:?}");
+            .token_types(TokenTypes::AccessTokensOnly),
+    )
+    .await;
+    for (typ, lenient_accepts, strict_accepts) in cases {
+        let (token, _) = signed_with_type(typ);
+        let bearer = format!("Bearer {token}");
+        for (url, accepts) in [(&lenient, lenient_accepts), (&strict, strict_accepts)] {
+            let answer = send("POST", url, &[("Authorization", bearer.as_str())], "{}").await;
+            let expected = if accepts { 200 } else { 401 };
+            assert_eq!(answer.status, expected, "{typ:?} at {url}: {}", answer.body);
+            if !accepts {
+                let challenge = answer.header("www-authenticate").unwrap();
+                assert!(challenge.contains("invalid_token"), "{challenge}");
+            }
         }
     }
 }

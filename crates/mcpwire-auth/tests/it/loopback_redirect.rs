@@ -31,6 +31,7 @@ fn browser(callback: String, opened: Arc<Mutex<Vec<String>>>) -> Opener {
     })
 }
 
+// AUTH-63, AUTH-68: the loopback redirect URI of a native client.
 #[tokio::test]
 async fn the_loopback_listener_returns_the_redirect_it_receives_and_skips_other_paths() {
     let opened = Arc::new(Mutex::new(Vec::new()));
@@ -69,6 +70,7 @@ async fn the_loopback_listener_returns_the_redirect_it_receives_and_skips_other_
     );
 }
 
+// AUTH-63: the loopback listener is bounded in time.
 #[tokio::test]
 async fn the_loopback_listener_gives_up_when_nobody_comes_back() {
     let agent = LoopbackRedirect::bind(0, "/callback", Arc::new(|_: &str| Ok(())))

@@ -63,6 +63,7 @@ async fn headers_for(client: &OAuthClient, mock: &Mock) -> HeaderMap {
         .unwrap()
 }
 
+// AUTH-08, AUTH-16, AUTH-43, AUTH-47, AUTH-48, AUTH-64.
 #[tokio::test]
 async fn a_401_leads_to_a_pkce_token_the_resource_accepts_with_the_published_resource() {
     let mock = start(Misbehaviour::default()).await;
@@ -88,6 +89,7 @@ async fn a_401_leads_to_a_pkce_token_the_resource_accepts_with_the_published_res
     );
 }
 
+// AUTH-19, AUTH-58 (RFC 8414 §3.3 issuer check).
 #[tokio::test]
 async fn metadata_claiming_another_issuer_is_refused_before_authorization() {
     let mock = start(Misbehaviour {
@@ -101,6 +103,7 @@ async fn metadata_claiming_another_issuer_is_refused_before_authorization() {
     assert!(!mock.hit("GET /authorize") && !mock.hit("POST /register"));
 }
 
+// AUTH-66.
 #[tokio::test]
 async fn an_authorization_server_without_s256_is_refused() {
     let mock = start(Misbehaviour {
@@ -114,6 +117,7 @@ async fn an_authorization_server_without_s256_is_refused() {
     assert!(!mock.hit("GET /authorize"));
 }
 
+// AUTH-58 (no cross-origin metadata).
 #[tokio::test]
 async fn a_metadata_redirect_to_another_origin_is_not_followed() {
     let mock = start(Misbehaviour {
@@ -127,6 +131,7 @@ async fn a_metadata_redirect_to_another_origin_is_not_followed() {
     assert!(!mock.hit("GET /authorize"));
 }
 
+// AUTH-58 (mix-up defence).
 #[tokio::test]
 async fn a_tampered_iss_stops_the_flow_before_the_token_request_rfc_9207() {
     let mock = start(Misbehaviour {
@@ -141,6 +146,7 @@ async fn a_tampered_iss_stops_the_flow_before_the_token_request_rfc_9207() {
     assert!(!mock.hit("POST /token"));
 }
 
+// AUTH-44, AUTH-54.
 #[tokio::test]
 async fn resource_metadata_for_another_resource_stops_before_authorization() {
     let mock = start(Misbehaviour {
@@ -155,6 +161,7 @@ async fn resource_metadata_for_another_resource_stops_before_authorization() {
     assert!(!mock.hit("GET /authorize"));
 }
 
+// AUTH-49.
 #[tokio::test]
 async fn an_expired_token_is_refreshed_before_it_is_sent() {
     let mock = start(Misbehaviour {
@@ -176,6 +183,7 @@ async fn an_expired_token_is_refreshed_before_it_is_sent() {
     );
 }
 
+// AUTH-41, AUTH-42.
 #[tokio::test]
 async fn a_403_without_insufficient_scope_is_not_retried() {
     let mock = start(Misbehaviour::default()).await;
@@ -197,6 +205,7 @@ async fn a_403_without_insufficient_scope_is_not_retried() {
     );
 }
 
+// AUTH-62, AUTH-58.
 #[tokio::test]
 async fn plain_http_to_a_remote_host_is_refused() {
     let http: Arc<dyn HttpFetch> = Arc::new(HyperFetch::new());

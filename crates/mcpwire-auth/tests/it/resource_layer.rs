@@ -111,6 +111,7 @@ async fn call(resource: &str, bearer: Option<&str>) -> crate::support::wire::Ans
     send("POST", resource, &headers, "{}").await
 }
 
+// AUTH-07, AUTH-09, AUTH-10.
 #[tokio::test]
 async fn protected_resource_metadata_is_served_at_the_path_derived_from_the_resource_and_the_root()
 {
@@ -133,6 +134,7 @@ async fn protected_resource_metadata_is_served_at_the_path_derived_from_the_reso
     }
 }
 
+// AUTH-10, AUTH-12, AUTH-53.
 #[tokio::test]
 async fn a_request_without_a_token_gets_401_naming_the_metadata_and_the_scopes() {
     let (resource, _) = protected().await;
@@ -163,6 +165,7 @@ async fn auth_57_a_malformed_or_non_bearer_authorization_gets_400_invalid_reques
     }
 }
 
+// AUTH-51, AUTH-53.
 #[tokio::test]
 async fn an_expired_token_gets_401_invalid_token() {
     let (resource, issuer) = protected().await;
@@ -178,6 +181,7 @@ async fn an_expired_token_gets_401_invalid_token() {
     assert!(challenge.contains("expired"), "{challenge}");
 }
 
+// AUTH-52, AUTH-55.
 #[tokio::test]
 async fn a_token_bound_to_another_resource_gets_401_rfc_8707() {
     let (resource, issuer) = protected().await;
@@ -192,6 +196,7 @@ async fn a_token_bound_to_another_resource_gets_401_rfc_8707() {
     );
 }
 
+// AUTH-51, AUTH-55.
 #[tokio::test]
 async fn a_token_from_another_issuers_keys_gets_401() {
     let (resource, _) = protected().await;
@@ -207,6 +212,7 @@ async fn a_token_from_another_issuers_keys_gets_401() {
     );
 }
 
+// AUTH-38, AUTH-57.
 #[tokio::test]
 async fn a_token_lacking_a_required_scope_gets_403_insufficient_scope_with_the_scope() {
     let (resource, issuer) = protected().await;
@@ -224,6 +230,7 @@ async fn a_token_lacking_a_required_scope_gets_403_insufficient_scope_with_the_s
     );
 }
 
+// AUTH-56.
 #[tokio::test]
 async fn the_token_is_not_passed_on_but_the_identity_is() {
     let (resource, issuer) = protected().await;
@@ -249,6 +256,7 @@ impl KeySource for Counting {
     }
 }
 
+// AUTH-51.
 #[tokio::test]
 async fn the_jwks_is_fetched_over_http_cached_and_refetched_for_an_unknown_kid() {
     let issuer = AuthorizationServer::builder(ISSUER).build().unwrap();

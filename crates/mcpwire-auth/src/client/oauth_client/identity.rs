@@ -29,7 +29,12 @@ impl OAuthClient {
             .as_ref()
             .and_then(|metadata| metadata.client_id_metadata_document_supported)
             == Some(true);
-        if cimd && let Some(url) = &self.config.client_metadata_url {
+        let document_url = self
+            .config
+            .client_metadata_url
+            .as_ref()
+            .filter(|url| is_document_url(url));
+        if cimd && let Some(url) = document_url {
             let mut credentials = ClientCredentials::public(url.clone());
             credentials.auth_method = Some(TokenAuthMethod::None);
             return Ok(credentials);
@@ -54,5 +59,39 @@ impl OAuthClient {
         let credentials = register(&self.http, server, &registration).await?;
         self.store.set_client(&server.issuer, &credentials)?;
         Ok(credentials)
+    }
+}
+
+/// Whether `url` can be a client ID: an `https` URL with a path and no
+/// fragment (AUTH-24, AUTH-25). Another URL is not offered (with a
+/// warning); the client registers instead, or has no identity.
+fn is_document_url(url: &str) -> bool {
+    let valid = url::Url::parse(url).is_ok_and(|parsed| {
+        parsed.scheme() == "https"
+            && parsed.host_str().is_some()
+            && parsed.path() != "/"
+            && parsed.fragment().is_none()
+    });
+    if !valid {
+        tracing::warn!(
+            url,
+            "OAuth: client_metadata_url is not an https URL with a path; not used"
+        );
+    }
+    valid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // AUTH-24, AUTH-25: only an https URL with a path is offered as client id.
+    #[test]
+    fn only_https_urls_with_a_path_are_offered_as_client_ids() {
+        assert!(is_document_url("https://app.example/client.json"));
+        assert!(!is_document_url("https://app.example/"));
+        assert!(!is_document_url("http://app.example/client.json"));
+        assert!(!is_document_url("https://app.example/c.json#x"));
+        assert!(!is_document_url("not a url"));
     }
 }
