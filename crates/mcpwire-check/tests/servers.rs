@@ -17,6 +17,8 @@ use mcpwire_check::{Level, Options, Report, Target, run};
 mod calls;
 #[path = "servers/examples.rs"]
 mod examples;
+#[path = "servers/official.rs"]
+mod official;
 
 /// Generous: each answer takes milliseconds; a CI machine with two cores
 /// shared by several builds can stall a process for seconds.

@@ -330,7 +330,7 @@ async fn error_code<T: Transport>(
     };
     match probe.call(method, &params).await {
         Ok(Answer::Error(error)) if error.code == code => {
-            run.pass(rule, format!("{method} answered error {}", code.0))
+            run.pass(rule, format!("{method} answered error {}", code.0));
         }
         // Over HTTP in 2026-07-28 the `Mcp-Name` header is checked first,
         // and a name that is not a string has none: -32020 is right too.

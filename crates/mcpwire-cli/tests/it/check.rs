@@ -66,7 +66,10 @@ fn the_demo_server_passes_with_its_tools_called_and_a_junit_report() {
     ]);
     assert_eq!(out.code(), Some(0), "{out:?}");
     let xml = std::fs::read_to_string(&file).unwrap();
-    assert!(xml.starts_with("<?xml") && xml.contains("<testsuites"), "{xml}");
+    assert!(
+        xml.starts_with("<?xml") && xml.contains("<testsuites"),
+        "{xml}"
+    );
     assert!(xml.matches("<testcase ").count() > 50, "{xml}");
     assert!(!xml.contains("<failure"), "{xml}");
 }
@@ -92,8 +95,14 @@ fn a_broken_server_checked_at_one_revision_has_failures_in_its_junit_report() {
     ]);
     assert_eq!(out.code(), Some(1), "{out:?}");
     let xml = std::fs::read_to_string(&file).unwrap();
-    assert!(xml.contains("<failure message=") && xml.contains("type=\"PING-01\""), "{xml}");
-    assert!(out.stdout.contains("revisions spoken: 2025-11-25\n"), "{out:?}");
+    assert!(
+        xml.contains("<failure message=") && xml.contains("type=\"PING-01\""),
+        "{xml}"
+    );
+    assert!(
+        out.stdout.contains("revisions spoken: 2025-11-25\n"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -118,5 +127,8 @@ fn the_http_demo_passes_over_streamable_http_and_legacy_sse() {
 fn official_needs_an_http_url() {
     let out = run(&["check", "--official", "--", mcpwire(), "serve-demo"]);
     assert_eq!(out.code(), Some(2), "{out:?}");
-    assert!(out.stderr.contains("--official needs an HTTP URL"), "{out:?}");
+    assert!(
+        out.stderr.contains("--official needs an HTTP URL"),
+        "{out:?}"
+    );
 }
