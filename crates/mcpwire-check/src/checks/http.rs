@@ -128,6 +128,7 @@ async fn session_checks(http: &Http<'_>, version: ProtocolVersion, run: &mut Run
     let Some(session) = session else {
         return;
     };
+    no_session(http, run, header.then_some(version), &ping).await;
     // A session id the server never issued is as unknown as an ended one:
     // 404 tells the client to start over (HTTP-40).
     let unknown = base(&ping).session(Some("mcpwire-check-unknown-session"));
@@ -208,6 +209,40 @@ async fn missing_header(http: &Http<'_>, run: &mut Run, request: Request) {
             );
         }
         Err(error) => run.find(("HTTP-44", Level::Warn), error, (Some(&sent), None), fix),
+    }
+}
+
+/// A server that issued a session should answer a request without its id
+/// with 400 (HTTP-38, a SHOULD).
+async fn no_session(
+    http: &Http<'_>,
+    run: &mut Run,
+    version: Option<ProtocolVersion>,
+    body: &Value,
+) {
+    let mut request = Request::post(body);
+    if let Some(version) = version {
+        request = request.header("mcp-protocol-version", version.as_str());
+    }
+    let sent = request.to_json();
+    let fix = "answer a request without the session id the server issued with 400 Bad Request";
+    match http.send(request).await {
+        Ok(answer) if answer.status == StatusCode::BAD_REQUEST => {
+            run.pass("HTTP-38", "a request without the session id got 400");
+        }
+        Ok(answer) => {
+            let message = format!(
+                "a request without the session id got {}, not 400",
+                answer.status
+            );
+            run.find(
+                ("HTTP-38", Level::Warn),
+                message,
+                (Some(&sent), Some(answer.to_json())),
+                fix,
+            );
+        }
+        Err(error) => run.find(("HTTP-38", Level::Warn), error, (Some(&sent), None), fix),
     }
 }
 
