@@ -76,6 +76,14 @@ async fn the_typescript_reference_server_with_its_tools_called_gets_a_stable_rep
     println!("{}", first.to_text());
     println!("counts per rule: {:?}", first.counts());
     assert_eq!(first.counts(), second.counts(), "{}", second.to_text());
-    // Its tools were called and their results judged.
+    // Its tools were called and their results judged, and its long-running
+    // tool (progress every 2 s) was slow enough for the cancellation check
+    // to run rather than be skipped.
     assert!(passed(&first, "BASE-07") >= 5, "{}", first.to_text());
+    let cancellation_judged = passed(&first, "CANCEL-05") > 0
+        || first
+            .of_rule("CANCEL-05")
+            .iter()
+            .any(|f| f.level != Level::Info);
+    assert!(cancellation_judged, "{}", first.to_text());
 }
