@@ -353,10 +353,8 @@ async fn expect(
     let wanted = statuses.first().copied().unwrap_or(StatusCode::OK);
     match http.send(request).await {
         Ok(answer) if statuses.contains(&answer.status) => {
-            run.pass(
-                rule,
-                format!("{} answered {}", sent["method"], answer.status),
-            );
+            let method = sent["method"].as_str().unwrap_or_default();
+            run.pass(rule, format!("{method} {fix}: {}", answer.status));
         }
         Ok(answer) => {
             let message = format!("expected HTTP {wanted} but got {}", answer.status);
