@@ -1,7 +1,8 @@
 //! Installing the TypeScript reference material the CLI's tests run
-//! against: `@modelcontextprotocol/server-everything` (a stdio server) and
+//! against: `@modelcontextprotocol/server-everything` (a stdio server),
 //! `@modelcontextprotocol/sdk` (its Streamable HTTP client reaches a stdio
-//! server through `mcpwire bridge`), pinned, under `target/npm-tools/`,
+//! server through `mcpwire bridge`) and the conformance runner that
+//! `mcpwire check --official` runs, pinned, under `target/npm-tools/`,
 //! with the Node 22 the conformance runner uses.
 //!
 //! `cargo xtask npm-tools` installs them and prints the environment the
@@ -17,6 +18,9 @@ use crate::conformance::install::{ensure_node, npm_install, package_version};
 const SERVER_EVERYTHING: (&str, &str) = ("@modelcontextprotocol/server-everything", "2026.8.31");
 /// The TypeScript SDK, pinned.
 const SDK: (&str, &str) = ("@modelcontextprotocol/sdk", "1.32.2");
+/// The conformance runner of `mcpwire check --official`: the version its
+/// `RUNNER_VERSION` names (the one the conformance contract describes).
+const RUNNER: (&str, &str) = ("@modelcontextprotocol/conformance", "0.1.16");
 
 /// Installed tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +31,8 @@ pub(crate) struct NpmTools {
     pub(crate) server_everything: PathBuf,
     /// The install prefix: its `node_modules` holds the SDK.
     pub(crate) prefix: PathBuf,
+    /// The conformance runner's entry point.
+    pub(crate) runner: PathBuf,
 }
 
 impl NpmTools {
@@ -39,6 +45,10 @@ impl NpmTools {
                 self.server_everything.display().to_string(),
             ),
             ("MCPWIRE_NPM_TOOLS", self.prefix.display().to_string()),
+            (
+                "MCPWIRE_CONFORMANCE_RUNNER",
+                self.runner.display().to_string(),
+            ),
             ("MCPWIRE_REQUIRE_EXTERNAL", "1".to_owned()),
         ]
     }
@@ -60,7 +70,7 @@ pub(crate) fn ensure(root: &Path) -> Result<NpmTools, String> {
     let target = root.join("target");
     let node = ensure_node(&target.join("conformance").join("tools"))?;
     let prefix = target.join("npm-tools");
-    for (package, version) in [SERVER_EVERYTHING, SDK] {
+    for (package, version) in [SERVER_EVERYTHING, SDK, RUNNER] {
         if installed(&prefix, package).as_deref() != Some(version) {
             npm_install(&prefix, &format!("{package}@{version}"), node.parent())?;
         }
@@ -77,13 +87,21 @@ pub(crate) fn ensure(root: &Path) -> Result<NpmTools, String> {
         .join(SERVER_EVERYTHING.0)
         .join("dist")
         .join("index.js");
-    if !server_everything.is_file() {
-        return Err(format!("{} is missing", server_everything.display()));
+    let runner = prefix
+        .join("node_modules")
+        .join(RUNNER.0)
+        .join("dist")
+        .join("index.js");
+    for entry in [&server_everything, &runner] {
+        if !entry.is_file() {
+            return Err(format!("{} is missing", entry.display()));
+        }
     }
     Ok(NpmTools {
         node,
         server_everything,
         prefix,
+        runner,
     })
 }
 
@@ -110,6 +128,7 @@ mod tests {
             node: PathBuf::from("/n/node"),
             server_everything: PathBuf::from("/p/se.js"),
             prefix: PathBuf::from("/p"),
+            runner: PathBuf::from("/p/runner.js"),
         };
         let env = tools.test_env();
         let names: Vec<&str> = env.iter().map(|(name, _)| *name).collect();
@@ -119,10 +138,11 @@ mod tests {
                 "MCPWIRE_NODE",
                 "MCPWIRE_SERVER_EVERYTHING",
                 "MCPWIRE_NPM_TOOLS",
+                "MCPWIRE_CONFORMANCE_RUNNER",
                 "MCPWIRE_REQUIRE_EXTERNAL"
             ]
         );
-        assert_eq!(env[3].1, "1");
+        assert_eq!(env[4].1, "1");
     }
 
     #[test]

@@ -14,14 +14,21 @@
 //! For every handshake revision (and one the server cannot know) a fresh
 //! connection negotiates with `initialize`; for 2026-07-28 requests carry
 //! their revision in `_meta` after `server/discover`. Each connection then
-//! pings, lists every page of tools and checks each page against the
-//! official schema of that revision, compiles every `inputSchema` and
-//! `outputSchema`, and checks the error codes of an unknown method, bad
-//! params, an unknown tool and an invalid cursor. Over stdio it also checks
-//! that the server exits when its stdin closes; over HTTP, the status codes
-//! of a notification (202), a bad protocol-version header (400) and a
-//! session after DELETE (404). Each finding names a rule of
-//! the spec's `REQUIREMENTS.md`, what was sent, what came back, and a fix.
+//! pings, lists every page of tools, resources, resource templates and
+//! prompts against the official schema of that revision, compiles every
+//! `inputSchema` and `outputSchema`, asks for completions (at most 100
+//! values), checks every notification received, and the error codes of an
+//! unknown method, bad params, an unknown tool and an invalid cursor. Over
+//! stdio it also checks that the server exits when its stdin closes; over
+//! HTTP, at every session revision: 202 for a notification, the
+//! protocol-version header (bad: 400; absent: served), a foreign `Origin`
+//! and `Host`, session ids and 404 after DELETE; over the legacy HTTP+SSE
+//! transport, a foreign `Origin`. With [`Options::with_call_tools`], one
+//! more connection calls every tool with arguments synthesized from its
+//! input schema and checks the results, `structuredContent`, progress and
+//! cancellation. [`official`] runs the official conformance runner's
+//! generic scenarios. Each finding names a rule of the spec's
+//! `REQUIREMENTS.md`, what was sent, what came back, and a fix.
 
 mod checks;
 pub mod official;

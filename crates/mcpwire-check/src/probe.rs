@@ -17,6 +17,9 @@ const MAX_MESSAGES_PER_ANSWER: usize = 10_000;
 /// The most notifications kept for the checks to read.
 const MAX_NOTIFICATIONS: usize = 1_000;
 
+/// The most lines that were not JSON-RPC kept for the report.
+const MAX_GARBAGE: usize = 100;
+
 /// The most answers kept that arrived while another was awaited.
 const MAX_EARLY_ANSWERS: usize = 100;
 
@@ -166,7 +169,9 @@ impl<T: Transport> Probe<T> {
             Inbound::Single(message) => vec![message],
             Inbound::Batch(items) => items.into_iter().filter_map(Result::ok).collect(),
             Inbound::Invalid(error) => {
-                self.garbage.push(error.message().to_owned());
+                if self.garbage.len() < MAX_GARBAGE {
+                    self.garbage.push(error.message().to_owned());
+                }
                 return Ok(());
             }
         };

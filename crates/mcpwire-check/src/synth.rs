@@ -159,9 +159,9 @@ fn array(root: &Value, schema: &Map<String, Value>, depth: usize) -> Option<Valu
 
 fn string(schema: &Map<String, Value>) -> String {
     let base = match schema.get("format").and_then(Value::as_str) {
-        Some("email") | Some("idn-email") => "check@example.com",
-        Some("uri") | Some("iri") | Some("url") => "https://example.com/",
-        Some("uri-reference") | Some("iri-reference") => "/mcpwire-check",
+        Some("email" | "idn-email") => "check@example.com",
+        Some("uri" | "iri" | "url") => "https://example.com/",
+        Some("uri-reference" | "iri-reference") => "/mcpwire-check",
         Some("date") => "2025-01-01",
         Some("date-time") => "2025-01-01T00:00:00Z",
         Some("time") => "00:00:00Z",
@@ -169,7 +169,7 @@ fn string(schema: &Map<String, Value>) -> String {
         Some("uuid") => "00000000-0000-4000-8000-000000000000",
         Some("ipv4") => "127.0.0.1",
         Some("ipv6") => "::1",
-        Some("hostname") | Some("idn-hostname") => "localhost",
+        Some("hostname" | "idn-hostname") => "localhost",
         _ => "mcpwire-check",
     };
     let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
@@ -188,11 +188,11 @@ fn string(schema: &Map<String, Value>) -> String {
 
 fn integer(schema: &Map<String, Value>) -> Option<i64> {
     let number = |key| schema.get(key).and_then(Value::as_f64);
-    let mut low = number("minimum").map(|m| m.ceil());
+    let mut low = number("minimum").map(f64::ceil);
     if let Some(exclusive) = number("exclusiveMinimum") {
         low = Some(low.unwrap_or(f64::MIN).max(exclusive.floor() + 1.0));
     }
-    let mut high = number("maximum").map(|m| m.floor());
+    let mut high = number("maximum").map(f64::floor);
     if let Some(exclusive) = number("exclusiveMaximum") {
         high = Some(high.unwrap_or(f64::MAX).min(exclusive.ceil() - 1.0));
     }

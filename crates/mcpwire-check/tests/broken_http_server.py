@@ -7,6 +7,8 @@ HTTP defects, each to be reported by its rule:
   HTTP-09  a notification answered 200 with a body, not 202
   HTTP-45  an unknown MCP-Protocol-Version header accepted (not 400)
   HTTP-39  a session still answered after its DELETE (not 404)
+  HTTP-03  a foreign Origin accepted on a loopback server (not 403)
+  HTTP-02  a foreign Host accepted on a loopback server (a warning)
 """
 
 import json

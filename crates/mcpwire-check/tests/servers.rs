@@ -13,6 +13,13 @@ use std::time::Duration;
 
 use mcpwire_check::{Level, Options, Report, Target, run};
 
+#[path = "servers/calls.rs"]
+mod calls;
+#[path = "servers/examples.rs"]
+mod examples;
+#[path = "servers/official.rs"]
+mod official;
+
 /// Generous: each answer takes milliseconds; a CI machine with two cores
 /// shared by several builds can stall a process for seconds.
 fn options() -> Options {
@@ -28,8 +35,9 @@ fn assert_clean(report: &Report) {
     assert!(failures.is_empty(), "{}", report.to_text());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_everything_server_over_streamable_http_has_no_failures() {
+/// The conformance everything-server on 127.0.0.1: its Streamable HTTP
+/// and legacy SSE URLs.
+async fn everything_http_server() -> (String, String) {
     let server = conformance::everything::server().unwrap();
     let (url_tx, url_rx) = tokio::sync::oneshot::channel();
     let address = "127.0.0.1:0".parse().unwrap();
@@ -37,14 +45,19 @@ async fn the_everything_server_over_streamable_http_has_no_failures() {
         server,
         address,
         move |endpoints| {
-            let _ = url_tx.send(endpoints.streamable.clone());
+            let _ = url_tx.send((endpoints.streamable.clone(), endpoints.legacy.clone()));
             Ok(())
         },
     ));
-    let url = tokio::time::timeout(Duration::from_secs(60), url_rx)
+    tokio::time::timeout(Duration::from_secs(60), url_rx)
         .await
         .unwrap()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_everything_server_over_streamable_http_has_no_failures() {
+    let (url, _) = everything_http_server().await;
     let report = run(&Target::Url(url), &options()).await;
     println!("{}", report.to_text());
     assert_clean(&report);
@@ -120,7 +133,7 @@ async fn every_planted_defect_of_the_broken_server_is_reported_by_its_rule() {
     assert_eq!(
         rules(Level::Fail),
         [
-            "BASE-20", "LIFE-10", "PING-01", "STDIO-02", "TOOL-04", "TOOL-05"
+            "BASE-20", "COMP-02", "LIFE-10", "PING-01", "RES-04", "STDIO-02", "TOOL-04", "TOOL-05"
         ],
         "{text}"
     );
@@ -257,7 +270,7 @@ async fn the_http_defects_of_a_broken_server_are_reported_by_their_rules() {
     .await;
     drop(server);
     let text = report.to_text();
-    for rule in ["HTTP-09", "HTTP-45", "HTTP-39"] {
+    for rule in ["HTTP-09", "HTTP-45", "HTTP-39", "HTTP-03"] {
         let found = report.of_rule(rule);
         assert!(
             found.iter().any(|f| f.level == Level::Fail),
@@ -265,4 +278,14 @@ async fn the_http_defects_of_a_broken_server_are_reported_by_their_rules() {
         );
     }
     assert!(report.of_rule("HTTP-35").is_empty(), "{text}");
+    // A foreign Host is only a warning; the missing version header is fine.
+    assert!(
+        report
+            .of_rule("HTTP-02")
+            .iter()
+            .all(|f| f.level == Level::Warn),
+        "{text}"
+    );
+    assert!(!report.of_rule("HTTP-02").is_empty(), "{text}");
+    assert!(report.of_rule("HTTP-44").is_empty(), "{text}");
 }

@@ -72,7 +72,7 @@ pub(super) async fn check<T: Transport>(
         let done = Instant::now();
         answered.insert(token.clone(), probe.notifications.len());
         let during = probe.notifications.get(seen..).unwrap_or_default().to_vec();
-        progress::judge_call(run, name, &token, &during);
+        progress::judge_call(run, (name, &params), &token, &during);
         let values = progress::values(&during, &token);
         if let (Some(first), true) = (values.first(), values.len() >= 2) {
             let remaining = done.duration_since(first.1);

@@ -2,8 +2,10 @@
 //! revision the server spoke (2025-03-26 on): the session id's characters,
 //! 202 for a notification, the `MCP-Protocol-Version` header (400 when bad,
 //! a default when absent), a foreign `Origin` and `Host` refused with 403
-//! on a loopback server, and 404 for an unknown session and for one after
-//! its DELETE. For a legacy HTTP+SSE endpoint: a foreign `Origin` refused.
+//! on a loopback server, 400 without the issued session id, and 404 for an
+//! unknown session and for one after its DELETE. At 2026-07-28 (no
+//! sessions): a foreign `Origin` refused. For a legacy HTTP+SSE endpoint:
+//! a foreign `Origin` refused.
 
 use http::{Method, StatusCode};
 use mcpwire_types::ProtocolVersion;
@@ -29,8 +31,10 @@ pub(super) async fn check(url: &str, options: &Options, spoken: &[String], run: 
         return;
     };
     for version in spoken.iter().filter_map(|v| ProtocolVersion::parse(v).ok()) {
-        if version.has_handshake() && version.at_least(ProtocolVersion::V2025_03_26) {
-            run.revision = Some(version.to_string());
+        run.revision = Some(version.to_string());
+        if !version.has_handshake() {
+            stateless_checks(&http, version, run).await;
+        } else if version.at_least(ProtocolVersion::V2025_03_26) {
             session_checks(&http, version, run).await;
         }
     }
@@ -48,6 +52,23 @@ pub(super) async fn legacy(url: &str, options: &Options, run: &mut Run) {
         .header("origin", FOREIGN_ORIGIN)
         .headers_only();
     origin_refused(&http, run, request, "LEG-01").await;
+}
+
+/// A revision without sessions (2026-07-28): only the `Origin` check
+/// applies here; its requests were checked over the protocol.
+async fn stateless_checks(http: &Http<'_>, version: ProtocolVersion, run: &mut Run) {
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": version.to_string(),
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "mcpwire-check", "version": env!("CARGO_PKG_VERSION")},
+        }
+    }});
+    let request = Request::post(&discover)
+        .header("mcp-protocol-version", version.as_str())
+        .header("mcp-method", "server/discover")
+        .header("origin", FOREIGN_ORIGIN);
+    origin_refused(http, run, request, "HTTP-03").await;
 }
 
 async fn session_checks(http: &Http<'_>, version: ProtocolVersion, run: &mut Run) {
@@ -128,6 +149,7 @@ async fn session_checks(http: &Http<'_>, version: ProtocolVersion, run: &mut Run
     let Some(session) = session else {
         return;
     };
+    no_session(http, run, header.then_some(version), &ping).await;
     // A session id the server never issued is as unknown as an ended one:
     // 404 tells the client to start over (HTTP-40).
     let unknown = base(&ping).session(Some("mcpwire-check-unknown-session"));
@@ -208,6 +230,40 @@ async fn missing_header(http: &Http<'_>, run: &mut Run, request: Request) {
             );
         }
         Err(error) => run.find(("HTTP-44", Level::Warn), error, (Some(&sent), None), fix),
+    }
+}
+
+/// A server that issued a session should answer a request without its id
+/// with 400 (HTTP-38, a SHOULD).
+async fn no_session(
+    http: &Http<'_>,
+    run: &mut Run,
+    version: Option<ProtocolVersion>,
+    body: &Value,
+) {
+    let mut request = Request::post(body);
+    if let Some(version) = version {
+        request = request.header("mcp-protocol-version", version.as_str());
+    }
+    let sent = request.to_json();
+    let fix = "answer a request without the session id the server issued with 400 Bad Request";
+    match http.send(request).await {
+        Ok(answer) if answer.status == StatusCode::BAD_REQUEST => {
+            run.pass("HTTP-38", "a request without the session id got 400");
+        }
+        Ok(answer) => {
+            let message = format!(
+                "a request without the session id got {}, not 400",
+                answer.status
+            );
+            run.find(
+                ("HTTP-38", Level::Warn),
+                message,
+                (Some(&sent), Some(answer.to_json())),
+                fix,
+            );
+        }
+        Err(error) => run.find(("HTTP-38", Level::Warn), error, (Some(&sent), None), fix),
     }
 }
 
@@ -297,10 +353,8 @@ async fn expect(
     let wanted = statuses.first().copied().unwrap_or(StatusCode::OK);
     match http.send(request).await {
         Ok(answer) if statuses.contains(&answer.status) => {
-            run.pass(
-                rule,
-                format!("{} answered {}", sent["method"], answer.status),
-            );
+            let method = sent["method"].as_str().unwrap_or_default();
+            run.pass(rule, format!("{method} {fix}: {}", answer.status));
         }
         Ok(answer) => {
             let message = format!("expected HTTP {wanted} but got {}", answer.status);

@@ -330,7 +330,7 @@ async fn error_code<T: Transport>(
     };
     match probe.call(method, &params).await {
         Ok(Answer::Error(error)) if error.code == code => {
-            run.pass(rule, format!("{method} answered error {}", code.0))
+            run.pass(rule, format!("{method} answered error {}", code.0));
         }
         // Over HTTP in 2026-07-28 the `Mcp-Name` header is checked first,
         // and a name that is not a string has none: -32020 is right too.
@@ -371,7 +371,14 @@ fn check_schema(
     };
     let problems = schema::violations(&validator, result);
     if problems.is_empty() {
-        run.pass(rule, format!("the result fits {name}"));
+        // The subject (a tool, a prompt, a resource) keeps check names apart.
+        let subject = ["name", "uri"]
+            .iter()
+            .find_map(|key| params.get(key).and_then(Value::as_str));
+        match subject {
+            Some(subject) => run.pass(rule, format!("the result for {subject:?} fits {name}")),
+            None => run.pass(rule, format!("the result fits {name}")),
+        }
     } else {
         let message = format!(
             "the result does not fit {name} of {version}: {}",

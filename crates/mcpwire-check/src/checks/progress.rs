@@ -65,9 +65,14 @@ pub(super) fn values(notes: &[Note], token: &str) -> Vec<(f64, std::time::Instan
         .collect()
 }
 
-/// Judges the progress of one call: `before..after` are the notifications
-/// received while it ran, `token` its progress token.
-pub(super) fn judge_call(run: &mut Run, tool: &str, token: &str, during: &[Note]) {
+/// Judges the progress of one call (`sent`): `during` are the
+/// notifications received while it ran, `token` its progress token.
+pub(super) fn judge_call(
+    run: &mut Run,
+    (tool, sent): (&str, &Value),
+    token: &str,
+    during: &[Note],
+) {
     let values = values(during, token);
     if values.is_empty() {
         return;
@@ -88,7 +93,7 @@ pub(super) fn judge_call(run: &mut Run, tool: &str, token: &str, during: &[Note]
         run.find(
             ("PROG-03", Level::Fail),
             message,
-            (None, Some(json!(listed))),
+            (Some(sent), Some(json!(listed))),
             fix,
         );
     }
