@@ -103,7 +103,7 @@ pub use json_writer::{to_json_string, to_json_vec};
 pub use line_queue::LineQueue;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
 pub use raw::{InvalidJson, RawJson};
-pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};
+pub use transport::{BoxFuture, Transport, TransportContext, TransportReceiver, TransportSender};
 
 /// The README's examples, compiled (and run) as doctests.
 #[cfg(doctest)]

@@ -246,7 +246,7 @@ impl RedisTaskStore {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'static, Result<(), TaskStoreError>> {
         let store = self.clone();
         Box::pin(async move {
             let json = serde_json::to_string(&record).map_err(backend)?;
@@ -279,7 +279,7 @@ impl TaskStore for RedisTaskStore {
         &self,
         task_id: String,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<Option<TaskRecord>, TaskStoreError>> {
         let store = self.clone();
         Box::pin(async move {
             Ok(store
@@ -295,7 +295,7 @@ impl TaskStore for RedisTaskStore {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
         let store = self.clone();
         Box::pin(async move { store.change(task_id, change, now_ms).await })
     }
@@ -306,12 +306,12 @@ impl TaskStore for RedisTaskStore {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<TaskPage, TaskStoreError>> {
         let store = self.clone();
         Box::pin(async move { store.list_page(owner, after, limit, now_ms).await })
     }
 
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn purge_expired(&self, now_ms: u64) -> BoxFuture<'static, Result<usize, TaskStoreError>> {
         let store = self.clone();
         Box::pin(async move { store.purge(now_ms).await })
     }

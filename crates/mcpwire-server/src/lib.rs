@@ -46,7 +46,6 @@
 
 mod cache_hints;
 mod call;
-mod cancel;
 mod catalog;
 mod change_feed;
 mod client_requests;
@@ -58,11 +57,9 @@ mod error;
 mod handler;
 mod input;
 mod listen;
-mod outbox;
 mod request_state;
 mod roots;
 mod sampling_order;
-pub mod schema;
 mod server;
 pub mod skills;
 pub mod tasks;
@@ -70,14 +67,17 @@ mod tool_call;
 mod typed;
 pub mod uri_template;
 
-pub use cancel::Cancellation;
 pub use change_feed::{Change, ChangeFeed, ChangeSink};
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
 pub use input::InputRequired;
+pub use mcpwire_session::Cancellation;
 /// Options of a request a handler sends to its client ([`Context::request`]).
 pub use mcpwire_session::RequestOptions;
+/// JSON Schema validation of tool arguments and structured results, by
+/// MCP's rules (one set of rules for server and client: `mcpwire-types`).
+pub use mcpwire_types::schema;
 pub use request_state::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use roots::RootsContext;
 pub use server::{Server, ServerBuilder};

@@ -38,6 +38,9 @@ mod result;
 mod revision;
 mod roots;
 mod sampling;
+#[cfg(feature = "schema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
+pub mod schema;
 mod setters;
 pub mod skills;
 mod subscriptions;

@@ -44,7 +44,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
-use crate::cancel::CancelHandle;
+use mcpwire_session::CancelHandle;
 
 pub use record::{TaskChange, TaskFailure, TaskRecord};
 pub(crate) use start::Reply;

@@ -39,14 +39,14 @@ pub struct TaskPage {
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new record; it must be readable (by any instance) as soon
     /// as this returns (the task is created "durably" before the answer).
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>>;
+    fn create(&self, record: TaskRecord) -> BoxFuture<'static, Result<(), TaskStoreError>>;
 
     /// The record of `task_id`, unless it is unknown or expired at `now_ms`.
     fn get(
         &self,
         task_id: String,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>>;
+    ) -> BoxFuture<'static, Result<Option<TaskRecord>, TaskStoreError>>;
 
     /// Applies `change` to `task_id` atomically with [`TaskRecord::apply`],
     /// and returns the record afterwards with whether it changed (`None`
@@ -56,7 +56,7 @@ pub trait TaskStore: Send + Sync + 'static {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>>;
+    ) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, TaskStoreError>>;
 
     /// Up to `limit` unexpired tasks `owner` may see (TASK-40), oldest
     /// first, starting after the task `after`.
@@ -66,10 +66,10 @@ pub trait TaskStore: Send + Sync + 'static {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>>;
+    ) -> BoxFuture<'static, Result<TaskPage, TaskStoreError>>;
 
     /// Deletes the records expired at `now_ms`; returns how many went.
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>>;
+    fn purge_expired(&self, now_ms: u64) -> BoxFuture<'static, Result<usize, TaskStoreError>>;
 
     /// How many unexpired tasks `owner` holds, counted up to `limit` (a
     /// result of `limit` means "at least"), for the per-requestor cap
@@ -81,7 +81,7 @@ pub trait TaskStore: Send + Sync + 'static {
         owner: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<usize, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<usize, TaskStoreError>> {
         let page = self.list(owner, None, limit, now_ms);
         Box::pin(async move { Ok(page.await?.tasks.len()) })
     }
@@ -156,7 +156,7 @@ impl InMemoryTaskStore {
 }
 
 impl TaskStore for InMemoryTaskStore {
-    fn create(&self, record: TaskRecord) -> BoxFuture<Result<(), TaskStoreError>> {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'static, Result<(), TaskStoreError>> {
         let outcome = self.with(|records, keys| {
             if keys.contains_key(&record.task_id) {
                 return Err(TaskStoreError::Duplicate(record.task_id.clone()));
@@ -180,7 +180,7 @@ impl TaskStore for InMemoryTaskStore {
         &self,
         task_id: String,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<Option<TaskRecord>, TaskStoreError>> {
         let found = self.with(|records, keys| {
             let created = *keys.get(&task_id)?;
             records
@@ -196,7 +196,7 @@ impl TaskStore for InMemoryTaskStore {
         task_id: String,
         change: TaskChange,
         now_ms: u64,
-    ) -> BoxFuture<Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, TaskStoreError>> {
         let outcome = self.with(|records, keys| {
             let created = *keys.get(&task_id)?;
             let record = records
@@ -214,7 +214,7 @@ impl TaskStore for InMemoryTaskStore {
         after: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<TaskPage, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<TaskPage, TaskStoreError>> {
         let page = self.with(|records, keys| {
             let start = after
                 .as_ref()
@@ -237,7 +237,7 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(std::future::ready(Ok(page)))
     }
 
-    fn purge_expired(&self, now_ms: u64) -> BoxFuture<Result<usize, TaskStoreError>> {
+    fn purge_expired(&self, now_ms: u64) -> BoxFuture<'static, Result<usize, TaskStoreError>> {
         let purged = self.purge(now_ms);
         Box::pin(std::future::ready(Ok(purged)))
     }
@@ -247,7 +247,7 @@ impl TaskStore for InMemoryTaskStore {
         owner: Option<String>,
         limit: usize,
         now_ms: u64,
-    ) -> BoxFuture<Result<usize, TaskStoreError>> {
+    ) -> BoxFuture<'static, Result<usize, TaskStoreError>> {
         self.purge(now_ms);
         let count = self.index().owned.get(&owner).copied().unwrap_or(0);
         Box::pin(std::future::ready(Ok(count.min(limit))))

@@ -1,17 +1,21 @@
-//! The notes example server: notes you can add, search, delete, read as
-//! resources and summarize with a prompt; served over stdio by
-//! `notes-server` and over HTTP by `notes-http`. The idiomatic showcase of
-//! the builder: typed tools whose schemas are derived from their Rust
-//! types, shared state, chainable definitions, plain `async fn` handlers.
+//! The notes server: notes you can add, search, delete, read as resources
+//! and summarize with a prompt; served over stdio by the `notes-server`
+//! example, over HTTP by `notes-http`, and (with more tools) by `mcpwire
+//! demo`. The idiomatic showcase of the builder: typed tools whose schemas
+//! are derived from their Rust types, shared state, chainable definitions,
+//! plain `async fn` handlers.
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mcpwire::prelude::*;
-use mcpwire::server::{BuildError, TemplateVariables};
-use mcpwire::types::LoggingLevel;
+use mcpwire::server::{
+    BuildError, DerivedOutput, IntoToolResult, ServerBuilder, TemplateVariables,
+};
+use mcpwire::types::{ContentBlock, LoggingLevel};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The arguments of `add_note`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -65,6 +69,14 @@ struct Book {
 }
 
 impl Notebook {
+    /// A notebook holding one note (id 0), so that a fresh server has
+    /// something to list, read and search.
+    pub fn with_note(title: impl Into<String>, body: impl Into<String>) -> Self {
+        let notebook = Self::default();
+        notebook.add(title.into(), body.into());
+        notebook
+    }
+
     fn book(&self) -> MutexGuard<'_, Book> {
         // A handler that panicked mid-update leaves at worst one note half
         // written; the notebook itself stays usable.
@@ -85,25 +97,60 @@ impl Notebook {
     }
 }
 
+/// A tool's answer in two forms: a line for people (the text block) and
+/// `T` for programs (`structuredContent`, its `outputSchema` derived from
+/// `T`).
+#[derive(Debug)]
+pub struct Noted<T> {
+    /// What a person reads.
+    pub text: String,
+    /// What a program reads.
+    pub value: T,
+}
+
+impl<T: Serialize + Send + 'static> IntoToolResult for Noted<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        let mut result = Structured(self.value).into_tool_result()?;
+        result.content = vec![ContentBlock::text(self.text)];
+        Ok(result)
+    }
+}
+
+impl<T: Serialize + JsonSchema + Send + 'static> DerivedOutput for Noted<T> {
+    fn output_schema() -> Option<Value> {
+        Structured::<T>::output_schema()
+    }
+}
+
 /// Builds the notes server over `notebook`.
 ///
 /// # Errors
 ///
 /// Never in practice: the catalog is fixed and valid.
 pub fn build(notebook: Notebook) -> Result<Server, BuildError> {
-    Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
+    builder("notes-server", notebook)
         .instructions("Keeps short notes. Add them with add_note, find them with search_notes.")
+        .build()
+}
+
+/// A server builder named `name` that already holds the notes catalog
+/// (tools, resources, the note template and its completions, the prompt)
+/// over `notebook`, for a server that offers more.
+pub fn builder(name: &str, notebook: Notebook) -> ServerBuilder {
+    Server::builder(name, env!("CARGO_PKG_VERSION"))
         .state(notebook)
         .derived_tool(
-            Tool::named("add_note").description("Adds a note."),
+            Tool::named("add_note").description("Adds a note and returns its id."),
             add_note,
         )
         .derived_tool(
-            Tool::named("search_notes").description("Finds notes."),
+            Tool::named("search_notes")
+                .description("Finds notes containing the query, reporting progress."),
             search,
         )
         .derived_tool(
-            Tool::named("delete_note").description("Deletes a note."),
+            Tool::named("delete_note")
+                .description("Deletes a note by id (an error when there is none)."),
             delete,
         )
         .resource(
@@ -113,7 +160,9 @@ pub fn build(notebook: Notebook) -> Result<Server, BuildError> {
             all_notes,
         )
         .resource_template(
-            ResourceTemplate::new("notes://note/{id}", "note").mime_type("text/plain"),
+            ResourceTemplate::new("notes://note/{id}", "note")
+                .description("One note by id.")
+                .mime_type("text/plain"),
             one_note,
         )
         .template_completion("notes://note/{id}", "id", note_ids)
@@ -124,18 +173,21 @@ pub fn build(notebook: Notebook) -> Result<Server, BuildError> {
             summarize,
         )
         .prompt_completion("summarize_note", "id", note_ids)
-        .build()
 }
 
-async fn add_note(ctx: Context, note: AddNote) -> Result<Structured<NoteId>, HandlerError> {
+async fn add_note(ctx: Context, note: AddNote) -> Result<Noted<NoteId>, HandlerError> {
     let id = ctx.state::<Notebook>()?.add(note.title, note.body);
     ctx.server().resource_updated("notes://all");
     let text = format!("added note {id}");
     ctx.log(LoggingLevel::Info, Some("notes"), text).await;
-    Ok(Structured(NoteId { id }))
+    let text = format!("Added note {id}.");
+    Ok(Noted {
+        text,
+        value: NoteId { id },
+    })
 }
 
-async fn search(ctx: Context, search: Search) -> Result<Structured<Found>, HandlerError> {
+async fn search(ctx: Context, search: Search) -> Result<Noted<Found>, HandlerError> {
     let notes = ctx.state::<Notebook>()?.book().notes.clone();
     let needle = search.query.to_lowercase();
     let mut matches = Vec::new();
@@ -148,15 +200,28 @@ async fn search(ctx: Context, search: Search) -> Result<Structured<Found>, Handl
             matches.push(Match { id: *id, title });
         }
     }
-    Ok(Structured(Found { matches }))
+    let lines: Vec<String> = matches
+        .iter()
+        .map(|found| format!("{}: {}", found.id, found.title))
+        .collect();
+    let text = format!(
+        "{} note(s) match {:?}\n{}",
+        lines.len(),
+        search.query,
+        lines.join("\n")
+    );
+    Ok(Noted {
+        text,
+        value: Found { matches },
+    })
 }
 
-async fn delete(ctx: Context, NoteId { id }: NoteId) -> Result<Structured<NoteId>, HandlerError> {
+async fn delete(ctx: Context, NoteId { id }: NoteId) -> Result<String, HandlerError> {
     if ctx.state::<Notebook>()?.book().notes.remove(&id).is_none() {
         return Err(HandlerError::tool(format!("there is no note {id}")));
     }
     ctx.server().resource_updated("notes://all");
-    Ok(Structured(NoteId { id }))
+    Ok(format!("Deleted note {id}."))
 }
 
 async fn all_notes(ctx: Context, uri: String) -> Result<ReadResourceResult, HandlerError> {
