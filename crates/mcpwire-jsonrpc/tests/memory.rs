@@ -1,5 +1,6 @@
 //! Tests of the in-memory transport pair against the `Transport` contract.
 
+#![cfg(feature = "memory")]
 #![allow(
     clippy::unwrap_used,
     clippy::panic,
