@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use mcpwire_types::LoggingLevel;
+use mcpwire::types::LoggingLevel;
 use serde_json::{Map, json};
 
 use crate::cli::GlobalOptions;
@@ -20,7 +20,7 @@ use crate::target::Target;
 pub(crate) async fn serve_demo() -> CliResult {
     let server = mcpwire_demo::demo_server().map_err(CliError::connection)?;
     server
-        .serve(mcpwire_stdio::stdio())
+        .serve(mcpwire::stdio::stdio())
         .await
         .map_err(CliError::connection)
 }

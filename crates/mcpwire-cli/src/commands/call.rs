@@ -1,9 +1,9 @@
 //! `call`: calls a tool (showing progress, answering input requests on
 //! the way), renders its result and saves binary content.
 
-use mcpwire_client::{Client, ClientError, RequestOptions};
-use mcpwire_types::methods::CallTool;
-use mcpwire_types::{CallToolRequestParams, LoggingLevel};
+use mcpwire::client::{Client, ClientError, RequestOptions};
+use mcpwire::types::methods::CallTool;
+use mcpwire::types::{CallToolRequestParams, LoggingLevel};
 use serde_json::{Map, Value};
 
 use crate::arguments;
@@ -123,7 +123,7 @@ pub(crate) async fn call_rendered(
 ///
 /// When a binary block cannot be saved.
 pub(crate) fn render_result(
-    result: &mcpwire_types::CallToolResult,
+    result: &mcpwire::types::CallToolResult,
     dir: &std::path::Path,
 ) -> CliResult<CallOutcome> {
     let failed = result.is_error == Some(true);

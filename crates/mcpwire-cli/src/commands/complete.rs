@@ -1,6 +1,6 @@
 //! `complete`: asks for completions of a prompt or template argument.
 
-use mcpwire_types::{CompleteArgument, CompletionReference, LoggingLevel};
+use mcpwire::types::{CompleteArgument, CompletionReference, LoggingLevel};
 
 use crate::cli::{CompleteArgs, GlobalOptions};
 use crate::error::{CliError, CliResult};

@@ -2,7 +2,7 @@
 //! (multi round-trip) answered by asking the user, as server requests are
 //! answered in the other revisions.
 
-use mcpwire_types::{
+use mcpwire::types::{
     InputRequestKind, InputRequiredResult, InputResponse, InputResponses, ListRootsResult,
 };
 

@@ -1,8 +1,8 @@
 //! `inspect`: connects, gathers everything a server offers (info,
 //! capabilities, tools, resources, templates, prompts) into one JSON report.
 
-use mcpwire_client::Client;
-use mcpwire_types::LoggingLevel;
+use mcpwire::client::Client;
+use mcpwire::types::LoggingLevel;
 use serde_json::{Value, json};
 
 use crate::cli::{GlobalOptions, TargetArgs};

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mcpwire_client::{ClientError, RequestOptions};
-use mcpwire_types::methods::{ServerNotification, SubscriptionsListen};
-use mcpwire_types::{SubscriptionFilter, SubscriptionsListenRequestParams};
+use mcpwire::client::{ClientError, RequestOptions};
+use mcpwire::types::methods::{ServerNotification, SubscriptionsListen};
+use mcpwire::types::{SubscriptionFilter, SubscriptionsListenRequestParams};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use mcpwire_types::LoggingLevel;
+use mcpwire::types::LoggingLevel;
 use serde_json::json;
 
 use crate::cli::{GlobalOptions, TargetArgs};

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use mcpwire_types::LoggingLevel;
+use mcpwire::types::LoggingLevel;
 use serde_json::Value;
 
 use crate::arguments;

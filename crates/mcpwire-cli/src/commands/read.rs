@@ -1,6 +1,6 @@
 //! `read`: reads a resource, printing text and saving binary contents.
 
-use mcpwire_types::LoggingLevel;
+use mcpwire::types::LoggingLevel;
 use serde_json::Value;
 
 use crate::cli::{GlobalOptions, ReadArgs};
