@@ -2,13 +2,7 @@
 //! log messages, cancellation, and requests of their own to the client
 //! (PROG-*, LOG-*, CANCEL-*, LIFE-14).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

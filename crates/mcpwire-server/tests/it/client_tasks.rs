@@ -2,12 +2,7 @@
 //! a 2025-11-25 task on an `mcpwire-server`, polls it, lists it, receives
 //! its status notification, fetches its result, and cancels another.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,13 +2,7 @@
 //! templates, not-found codes per revision, and per-session subscriptions
 //! (RES-*, the 2026-07-28 changelog).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 #[path = "runtime_resources/skills.rs"]
 mod skills;

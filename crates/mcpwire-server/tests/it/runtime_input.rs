@@ -2,12 +2,7 @@
 //! `input_required` rounds, sealed request state, capability filtering,
 //! and the same handlers in the handshake revisions.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use mcpwire_server::{Arguments, Context, HandlerError, InputRequired, Server, StateKeyRing};
 use mcpwire_types::{

@@ -2,13 +2,7 @@
 //! arguments, argument checks, and completers for prompt arguments and
 //! template variables (PROMPT-*, COMP-*).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -2,12 +2,7 @@
 //! asked (from the identity an authentication layer hands the transport),
 //! a task is seen only by that requestor, from any session, in both eras.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

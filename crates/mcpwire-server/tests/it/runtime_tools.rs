@@ -2,13 +2,7 @@
 //! validation per revision, handler errors, structured output checks and
 //! typed arguments (TOOL-*, PAGE-*).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use mcpwire_jsonrpc::{ErrorCode, ErrorObject};
 use mcpwire_server::schema::CompiledSchema;

@@ -2,13 +2,7 @@
 //! reaches each live, initialized session as the matching `list_changed`
 //! notification (TOOL-02, RES-02, PROMPT-02, LIFE-06).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use mcpwire_client::{Client, ClientConfig};
 use mcpwire_server::{BuildError, Context, Server};

@@ -2,13 +2,7 @@
 //! client stops sending, the drain timeout, many concurrent requests, and
 //! several sessions of one server in different eras at once.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

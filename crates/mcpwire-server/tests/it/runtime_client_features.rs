@@ -4,12 +4,7 @@
 //! and cache hints (2026-07-28) from the builder, against a hand-written
 //! client.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

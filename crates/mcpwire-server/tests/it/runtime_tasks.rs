@@ -2,13 +2,7 @@
 //! calls (TASK-*) and the 2026-07-28 extension `io.modelcontextprotocol/tasks`
 //! (SEP-2663), served from the same tool handlers.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

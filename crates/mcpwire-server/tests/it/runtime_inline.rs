@@ -3,13 +3,7 @@
 //! task of its own when it has to wait; either way answered exactly once,
 //! in order with what it sent before, and also when it panics.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,13 +3,7 @@
 //! its own sessions without publishing them again, and answers a `missed`
 //! change by announcing every list and every followed resource.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

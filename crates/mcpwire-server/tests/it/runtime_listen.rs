@@ -3,13 +3,7 @@
 //! matching catalog changes tagged with its id, and ended by cancellation
 //! (no answer) or by the end of the session (a completion result).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test fixtures: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-mod support;
+use crate::support;
 
 use mcpwire_server::{Context, Server};
 use mcpwire_types::{CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool};

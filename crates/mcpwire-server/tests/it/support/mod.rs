@@ -2,16 +2,6 @@
 //! end of an in-memory transport, handshake and stateless helpers, and
 //! bounds on how long any wait may take.
 
-#![allow(
-    dead_code,
-    reason = "each runtime test binary uses a subset of the fixtures"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::time::Duration;
 
