@@ -1,14 +1,7 @@
 //! The legacy client: against the legacy server with real runtimes on
 //! both ends, and against fake servers that misbehave.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,14 +2,7 @@
 //! legacy only, both on one listener, one that wants authorization, and
 //! one that serves nothing; and both endpoints serving one runtime.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
-
-mod support;
+use crate::support;
 
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};

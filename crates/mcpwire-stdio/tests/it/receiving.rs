@@ -1,12 +1,5 @@
 //! Receiving over byte pipes: line framing, refused lines, end of input and cancel safety of `recv`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::time::Duration;
 

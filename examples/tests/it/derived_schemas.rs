@@ -3,13 +3,6 @@
 //! enforced like hand-written ones; a non-object `outputSchema` is refused
 //! at `build()`; and the official TypeScript SDK client sees them.
 
-#![allow(
-    clippy::expect_used,
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::time::Duration;
 
 use mcpwire::jsonrpc::memory::pair;
@@ -155,7 +148,7 @@ fn the_typescript_sdk_client_sees_the_derived_schemas() {
     let node = std::env::var("MCPWIRE_NODE").unwrap_or_else(|_| "node".to_owned());
     // The script must sit beside the SDK's node_modules to import it.
     let script = std::path::Path::new(&tools_dir).join("mcpwire-list-tools.mjs");
-    std::fs::write(&script, include_str!("ts/list_tools.mjs")).unwrap();
+    std::fs::write(&script, include_str!("../ts/list_tools.mjs")).unwrap();
     let seen = run_reference_client(&node, &script.display().to_string());
     let add = tool_named(&seen, "add_note");
     assert_eq!(add["inputSchema"]["properties"]["title"]["minLength"], 1);

@@ -5,12 +5,6 @@
 //! scanner, checks a `\u` escape's hex digits without pairing surrogates
 //! and has no nesting limit.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::path::Path;
 
 use bytes::BytesMut;

@@ -2,12 +2,6 @@
 //! (axum, Streamable HTTP at /mcp and HTTP+SSE at /sse) and the client
 //! binary reaching it over both, with automatic fallback.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

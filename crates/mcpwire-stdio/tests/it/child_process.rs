@@ -1,12 +1,5 @@
 //! Spawning real server processes: echo over `cat`, configuration, and each way `shutdown` can end a child.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;

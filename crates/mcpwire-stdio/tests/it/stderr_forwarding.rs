@@ -1,12 +1,5 @@
 //! A child's stderr lines become `info` events of target `mcpwire_stdio::child`, never errors.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

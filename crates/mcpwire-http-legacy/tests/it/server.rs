@@ -2,14 +2,7 @@
 //! session, the statuses of everything else, security, and the ways a
 //! session ends. Driven by a raw HTTP client.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
-
-mod support;
+use crate::support;
 
 use std::future::IntoFuture;
 use std::time::Duration;

@@ -1,12 +1,5 @@
 //! Large messages over real OS pipes: 64 KiB+ lines arriving in pieces, large answers queued together and written through a small pipe, over-long lines dropped.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::time::Duration;
 

@@ -7,12 +7,6 @@
 //! removed function breaks the build of this test rather than going
 //! unnoticed. The closures are never called.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test code: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::collections::BTreeSet;
 
 use mcpwire_client::{Client, ClientHandler, HandlerContext};

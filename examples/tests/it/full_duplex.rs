@@ -2,12 +2,6 @@
 //! runtime that stopped reading while it writes would deadlock here. The
 //! client and server runtimes read and write on separate tasks.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::time::Duration;
 

@@ -19,7 +19,7 @@ use tokio_rustls::TlsAcceptor;
 use super::{BoxError, Listener};
 
 /// Client options that trust the test CA, and only it.
-pub fn trusting_options() -> mcpwire_http::client::ClientOptions {
+pub(crate) fn trusting_options() -> mcpwire_http::client::ClientOptions {
     mcpwire_http::client::ClientOptions::new()
         .native_roots(false)
         .add_root_certificate(ca_der())
@@ -28,7 +28,7 @@ pub fn trusting_options() -> mcpwire_http::client::ClientOptions {
 /// Serves `service` over HTTPS (HTTP/1.1) with the test certificate,
 /// inserting each connection's `LocalAddr` as mcpwire-http's `serve` does.
 /// The listener's base URL is `https://127.0.0.1:port`.
-pub async fn listen_tls<S, B>(service: S) -> Listener
+pub(crate) async fn listen_tls<S, B>(service: S) -> Listener
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>>
         + Clone

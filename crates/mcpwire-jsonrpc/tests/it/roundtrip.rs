@@ -1,11 +1,5 @@
 //! Property tests: arbitrary messages survive encode then decode, and arbitrary bytes never panic.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use bytes::BytesMut;
 use mcpwire_jsonrpc::{
     ErrorCode, ErrorObject, ErrorResponse, Inbound, LineCodec, Message, Notification, Packet,

@@ -2,14 +2,7 @@
 //! legacy server over TLS through mcpwire-http's client, verifying the
 //! server against the roots they are given.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
-
-mod support;
+use crate::support;
 
 use mcpwire_client::Client;
 use mcpwire_http::client::{BuildError, ClientOptions};

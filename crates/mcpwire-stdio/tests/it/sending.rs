@@ -1,12 +1,5 @@
 //! Sending over byte pipes: one line per packet, back-pressure, close, and two transports talking.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::time::Duration;
 

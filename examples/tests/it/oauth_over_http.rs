@@ -6,13 +6,6 @@
 //! registration, the authorization code with PKCE, the token, and a tool
 //! call whose handler sees the identity the token carries.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;

@@ -4,19 +4,7 @@
 //! raw HTTP client that reads SSE incrementally. Every wait is bounded in
 //! time.
 
-#![allow(
-    dead_code,
-    unreachable_pub,
-    reason = "each test file is its own crate and uses a different subset of these helpers"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
-pub mod tls;
+pub(crate) mod tls;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -46,10 +34,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 /// How long any single step of a test may take.
-pub const STEP: Duration = Duration::from_secs(10);
+pub(crate) const STEP: Duration = Duration::from_secs(10);
 
 /// Runs `future`, failing the test if it takes longer than [`STEP`].
-pub async fn within<T>(future: impl Future<Output = T>) -> T {
+pub(crate) async fn within<T>(future: impl Future<Output = T>) -> T {
     tokio::time::timeout(STEP, future)
         .await
         .expect("a test step took too long")
@@ -58,7 +46,7 @@ pub async fn within<T>(future: impl Future<Output = T>) -> T {
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A server on a fresh 127.0.0.1 port; stops when dropped.
-pub struct Listener {
+pub(crate) struct Listener {
     pub addr: SocketAddr,
     /// `http://127.0.0.1:port`, or `https://localhost:port` over TLS.
     pub base: String,
@@ -67,7 +55,7 @@ pub struct Listener {
 
 impl Listener {
     /// The base URL followed by `path`.
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 }
@@ -80,7 +68,7 @@ impl Drop for Listener {
 
 /// Serves `service` with mcpwire-http's `serve`, which inserts each
 /// connection's `LocalAddr`.
-pub async fn listen<S, B>(service: S) -> Listener
+pub(crate) async fn listen<S, B>(service: S) -> Listener
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -100,12 +88,12 @@ where
 }
 
 /// The tools every test server offers, in every revision.
-pub fn runtime() -> Server {
+pub(crate) fn runtime() -> Server {
     runtime_speaking(&ProtocolVersion::ALL)
 }
 
 /// The revisions of the handshake era, which an old server speaks.
-pub const HANDSHAKE_ERA: [ProtocolVersion; 4] = [
+pub(crate) const HANDSHAKE_ERA: [ProtocolVersion; 4] = [
     ProtocolVersion::V2024_11_05,
     ProtocolVersion::V2025_03_26,
     ProtocolVersion::V2025_06_18,
@@ -113,7 +101,7 @@ pub const HANDSHAKE_ERA: [ProtocolVersion; 4] = [
 ];
 
 /// The test tools, in `versions` only.
-pub fn runtime_speaking(versions: &[ProtocolVersion]) -> Server {
+pub(crate) fn runtime_speaking(versions: &[ProtocolVersion]) -> Server {
     let echo_schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
     let count_schema = json!({"type": "object", "properties": {"count": {"type": "integer"}}});
     let tool = |name: &str, schema: &Value| Tool::new(name, schema.clone());
@@ -153,7 +141,7 @@ pub fn runtime_speaking(versions: &[ProtocolVersion]) -> Server {
 }
 
 /// A legacy server whose sessions `runtime` serves.
-pub fn legacy(config: Config, runtime: Server) -> LegacySse {
+pub(crate) fn legacy(config: Config, runtime: Server) -> LegacySse {
     LegacySse::new(config, move |transport| {
         let runtime = runtime.clone();
         tokio::spawn(async move {
@@ -163,7 +151,7 @@ pub fn legacy(config: Config, runtime: Server) -> LegacySse {
 }
 
 /// A legacy server that hands its sessions' transports to the test.
-pub fn legacy_to_test(config: Config) -> (LegacySse, mpsc::UnboundedReceiver<LegacyTransport>) {
+pub(crate) fn legacy_to_test(config: Config) -> (LegacySse, mpsc::UnboundedReceiver<LegacyTransport>) {
     let (sender, receiver) = mpsc::unbounded_channel();
     let service = LegacySse::new(config, move |transport| {
         let _ = sender.send(transport);
@@ -173,7 +161,7 @@ pub fn legacy_to_test(config: Config) -> (LegacySse, mpsc::UnboundedReceiver<Leg
 
 /// Waits until `service` holds `count` sessions (ends are noticed
 /// asynchronously, when hyper drops a closed stream).
-pub async fn sessions_settle_at(service: &LegacySse, count: usize) {
+pub(crate) async fn sessions_settle_at(service: &LegacySse, count: usize) {
     within(async {
         while service.session_count() != count {
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -183,7 +171,7 @@ pub async fn sessions_settle_at(service: &LegacySse, count: usize) {
 }
 
 /// A Streamable HTTP server whose sessions `runtime` serves.
-pub fn streamable(runtime: Server) -> StreamableHttp {
+pub(crate) fn streamable(runtime: Server) -> StreamableHttp {
     StreamableHttp::new(HttpConfig::default(), move |transport| {
         let runtime = runtime.clone();
         tokio::spawn(async move {
@@ -193,7 +181,7 @@ pub fn streamable(runtime: Server) -> StreamableHttp {
 }
 
 /// A client configuration, pinned to `version` or choosing automatically.
-pub fn client_config(version: Option<ProtocolVersion>) -> ClientConfig {
+pub(crate) fn client_config(version: Option<ProtocolVersion>) -> ClientConfig {
     let config = ClientConfig::new(
         Implementation::new("legacy-test-client", "1.0.0"),
         ClientCapabilities::default(),
@@ -206,7 +194,7 @@ pub fn client_config(version: Option<ProtocolVersion>) -> ClientConfig {
 }
 
 /// Lists the tools and calls `echo` and `count`, checking the answers.
-pub async fn exercise(client: &Client) {
+pub(crate) async fn exercise(client: &Client) {
     let mut names: Vec<String> = within(client.list_all_tools())
         .await
         .unwrap()
@@ -229,12 +217,12 @@ pub async fn exercise(client: &Client) {
 }
 
 /// A plain HTTP client for requests the transports would never send.
-pub fn raw_client() -> HyperClient<HttpConnector, Full<Bytes>> {
+pub(crate) fn raw_client() -> HyperClient<HttpConnector, Full<Bytes>> {
     HyperClient::builder(TokioExecutor::new()).build(HttpConnector::new())
 }
 
 /// Sends one request with `headers` and `body`.
-pub async fn raw(
+pub(crate) async fn raw(
     method: Method,
     url: &str,
     headers: &[(&str, &str)],
@@ -251,7 +239,7 @@ pub async fn raw(
 }
 
 /// POSTs JSON text to `url` and returns the status.
-pub async fn post_json(url: &str, body: &str) -> StatusCode {
+pub(crate) async fn post_json(url: &str, body: &str) -> StatusCode {
     let response = raw(
         Method::POST,
         url,
@@ -265,7 +253,7 @@ pub async fn post_json(url: &str, body: &str) -> StatusCode {
 }
 
 /// An SSE response being read event by event.
-pub struct SseReader {
+pub(crate) struct SseReader {
     pub status: StatusCode,
     pub headers: HeaderMap,
     body: Incoming,
@@ -274,7 +262,7 @@ pub struct SseReader {
 
 impl SseReader {
     /// GETs `url` with `headers`.
-    pub async fn open(url: &str, headers: &[(&str, &str)]) -> Self {
+    pub(crate) async fn open(url: &str, headers: &[(&str, &str)]) -> Self {
         let response = raw(Method::GET, url, headers, "").await;
         let (parts, body) = response.into_parts();
         Self {
@@ -286,7 +274,7 @@ impl SseReader {
     }
 
     /// The next event; `None` when the stream ended.
-    pub async fn next_event(&mut self) -> Option<Event> {
+    pub(crate) async fn next_event(&mut self) -> Option<Event> {
         within(async {
             loop {
                 if let Some(event) = self.decoder.next_event() {
@@ -306,7 +294,7 @@ impl SseReader {
     }
 
     /// The next raw chunk of the body, as text; `None` at its end.
-    pub async fn next_chunk(&mut self) -> Option<String> {
+    pub(crate) async fn next_chunk(&mut self) -> Option<String> {
         within(async {
             loop {
                 match self.body.frame().await {
@@ -323,7 +311,7 @@ impl SseReader {
     }
 
     /// The next `message` event's data, as JSON.
-    pub async fn next_message(&mut self) -> Value {
+    pub(crate) async fn next_message(&mut self) -> Value {
         loop {
             let event = self.next_event().await.expect("the stream ended");
             if event.event_type() == "message" {
@@ -335,7 +323,7 @@ impl SseReader {
 
 /// Opens a legacy session on `base` (`http://host:port`): returns the
 /// stream, already past its `endpoint` event, and the POST URL.
-pub async fn open_session(base: &str) -> (SseReader, String) {
+pub(crate) async fn open_session(base: &str) -> (SseReader, String) {
     let mut stream = SseReader::open(&format!("{base}/sse"), &[]).await;
     assert_eq!(stream.status, StatusCode::OK);
     let endpoint = stream.next_event().await.unwrap();
@@ -344,7 +332,7 @@ pub async fn open_session(base: &str) -> (SseReader, String) {
 }
 
 /// The `initialize` request of a 2024-11-05 client.
-pub fn initialize_2024() -> String {
+pub(crate) fn initialize_2024() -> String {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2024-11-05", "capabilities": {},
         "clientInfo": {"name": "raw-test", "version": "1.0.0"}}})
@@ -353,21 +341,21 @@ pub fn initialize_2024() -> String {
 
 /// Counts the requests of each method a service answers.
 #[derive(Clone, Default)]
-pub struct Counter(Arc<AtomicUsize>);
+pub(crate) struct Counter(Arc<AtomicUsize>);
 
 impl Counter {
-    pub fn bump(&self) {
+    pub(crate) fn bump(&self) {
         self.0.fetch_add(1, Ordering::SeqCst);
     }
 
-    pub fn get(&self) -> usize {
+    pub(crate) fn get(&self) -> usize {
         self.0.load(Ordering::SeqCst)
     }
 }
 
 /// A service that answers every request with `respond`, counting GETs.
 /// (`respond` sees the request's head; its body is never read.)
-pub fn fake<F>(gets: Counter, respond: F) -> FakeService<F>
+pub(crate) fn fake<F>(gets: Counter, respond: F) -> FakeService<F>
 where
     F: Fn(&Request<Incoming>) -> Response<Full<Bytes>> + Clone + Send + Sync + 'static,
 {
@@ -376,7 +364,7 @@ where
 
 /// See [`fake`].
 #[derive(Clone)]
-pub struct FakeService<F> {
+pub(crate) struct FakeService<F> {
     gets: Counter,
     respond: F,
 }
@@ -405,16 +393,16 @@ where
 }
 
 /// A service whose GET opens an SSE stream that never sends anything.
-pub fn silent_sse() -> SilentService {
+pub(crate) fn silent_sse() -> SilentService {
     SilentService
 }
 
 /// See [`silent_sse`].
 #[derive(Clone)]
-pub struct SilentService;
+pub(crate) struct SilentService;
 
 /// A body that never yields a frame.
-pub struct SilentBody;
+pub(crate) struct SilentBody;
 
 impl http_body::Body for SilentBody {
     type Data = Bytes;

@@ -1,11 +1,5 @@
 //! Table-driven tests of classification: input bytes to message kind, or to error code and recovered id.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use mcpwire_jsonrpc::{ClassifyError, ErrorCode, ErrorObject, Inbound, Message, Packet, RequestId};
 
 /// What a single JSON text must classify as.

@@ -1,11 +1,5 @@
 //! Tests of the newline-delimited codec: partial reads, line endings, limits and per-line errors.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use bytes::BytesMut;
 use mcpwire_jsonrpc::{
     ErrorCode, ErrorObject, ErrorResponse, Inbound, LineCodec, LineError, Message, Notification,

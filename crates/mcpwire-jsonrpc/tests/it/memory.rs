@@ -1,12 +1,5 @@
 //! Tests of the in-memory transport pair against the `Transport` contract.
 
-#![cfg(feature = "memory")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;

@@ -1,12 +1,6 @@
 //! The notes example, run for real: the client binary spawns the server
 //! binary and talks to it over pipes, in every revision.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -103,17 +97,17 @@ fn shown(source: &str) -> String {
 
 #[test]
 fn the_readme_shows_the_todo_server_and_client_as_compiled_and_run_here() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     for source in [
-        include_str!("../src/bin/todo-server.rs"),
-        include_str!("../src/bin/todo-client.rs"),
+        include_str!("../../src/bin/todo-server.rs"),
+        include_str!("../../src/bin/todo-client.rs"),
     ] {
         let block = shown(source);
         assert!(readme.contains(&block), "README lacks, verbatim:\n{block}");
     }
     // The promise of the README: a server under 40 lines, a client under 25.
-    let server = shown(include_str!("../src/bin/todo-server.rs"));
-    let client = shown(include_str!("../src/bin/todo-client.rs"));
+    let server = shown(include_str!("../../src/bin/todo-server.rs"));
+    let client = shown(include_str!("../../src/bin/todo-client.rs"));
     assert!(server.lines().count() - 2 < 40, "{server}");
     assert!(client.lines().count() - 2 < 25, "{client}");
     let out = run(
