@@ -4,8 +4,10 @@
 //! CI's other steps build the workspace once with features unified across
 //! all members, so a crate that only compiles because a neighbour turned a
 //! feature on for it would pass them. This step checks each published
-//! library crate on its own with no features, its default features and all
-//! features, and the facade with every single feature and every pair
+//! library crate on its own with no features, its default features, each
+//! feature alone and all features (so `mcpwire-jsonrpc` is checked without
+//! its JSON engine and without its in-memory pair), and the facade with
+//! every single feature and every pair
 //! (DESIGN.md, "Facade features": every pair must compile). It runs
 //! `cargo check --lib` (no code generation) in the shared target directory,
 //! so only what a feature set changes is checked again.
@@ -135,6 +137,17 @@ fn plans(libraries: &[Library]) -> Vec<Vec<String>> {
         if !library.features.is_empty() {
             push(&library.name, &["--all-features".to_owned()]);
         }
+        // Each feature alone, when that differs from all of them (the
+        // facade's singles come with its pairs below).
+        let alone_differs = library.features.len() > 1 || library.has_default;
+        if library.name != FACADE && alone_differs {
+            for feature in &library.features {
+                push(
+                    &library.name,
+                    &[no_default.clone(), "--features".to_owned(), feature.clone()],
+                );
+            }
+        }
         if library.name == FACADE {
             for (i, first) in library.features.iter().enumerate() {
                 for second in library.features.iter().skip(i) {
@@ -173,7 +186,7 @@ mod tests {
     }
 
     #[test]
-    fn a_crate_with_defaults_is_checked_bare_default_and_all() {
+    fn a_crate_with_defaults_is_checked_bare_default_all_and_each_feature_alone() {
         let plans = plans(&[library("mcpwire-http", &["client", "server"], true)]);
         let joined: Vec<String> = plans.iter().map(|plan| plan.join(" ")).collect();
         assert_eq!(
@@ -182,8 +195,16 @@ mod tests {
                 "check -p mcpwire-http --lib --no-default-features",
                 "check -p mcpwire-http --lib",
                 "check -p mcpwire-http --lib --all-features",
+                "check -p mcpwire-http --lib --no-default-features --features client",
+                "check -p mcpwire-http --lib --no-default-features --features server",
             ]
         );
+    }
+
+    #[test]
+    fn a_crate_with_one_optional_feature_is_not_checked_twice_for_it() {
+        let plans = plans(&[library("mcpwire-server", &["schemars"], false)]);
+        assert_eq!(plans.len(), 2, "{plans:?}");
     }
 
     #[test]
@@ -208,5 +229,25 @@ mod tests {
         assert!(names.contains(&"mcpwire-jsonrpc"), "{names:?}");
         assert!(!names.contains(&"xtask"), "{names:?}");
         assert!(!names.contains(&"conformance"), "{names:?}");
+        // The codec is checked without its JSON engine and its memory pair.
+        let codec = libraries
+            .iter()
+            .find(|l| l.name == "mcpwire-jsonrpc")
+            .unwrap();
+        assert!(codec.has_default, "{codec:?}");
+        let plans: Vec<String> = plans(std::slice::from_ref(codec))
+            .iter()
+            .map(|plan| plan.join(" "))
+            .collect();
+        for set in [
+            "--no-default-features",
+            "--features fast-json",
+            "--features memory",
+        ] {
+            assert!(
+                plans.iter().any(|plan| plan.ends_with(set)),
+                "{set}: {plans:?}"
+            );
+        }
     }
 }

@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use http::{HeaderMap, Method, StatusCode, Uri};
 
-use mcpwire_auth::client::{
+use mcpwire::auth::client::{
     BoxFuture, Error as AuthError, FileStore, HttpFetch, HyperFetch, LoopbackRedirect,
     OAuthAuthorizer, OAuthClient, OAuthConfig, Opener, RedirectCapture, TokenStore, UserAgent,
 };
-use mcpwire_http::client::{AuthFuture, Authorizer, Retry};
-use mcpwire_types::LoggingLevel;
+use mcpwire::http::client::{AuthFuture, Authorizer, Retry};
+use mcpwire::types::LoggingLevel;
 
 use crate::cli::{GlobalOptions, LoginArgs, LogoutArgs};
 use crate::error::{CliError, CliResult};

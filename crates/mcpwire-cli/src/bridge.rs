@@ -9,14 +9,14 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use http::{Request, StatusCode, header};
-use mcpwire_http::server::body::{ReadError, SendBody, empty, read_limited};
-use mcpwire_http::server::{
+use mcpwire::http::server::body::{ReadError, SendBody, empty, read_limited};
+use mcpwire::http::server::{
     Config, Drain, HostPolicy, HttpResponse, OriginPolicy, ResponseBody, StreamableHttp, serve,
 };
-use mcpwire_http_legacy::auto::connect_auto;
-use mcpwire_http_legacy::server::{Config as LegacyConfig, LegacySse};
-use mcpwire_jsonrpc::{Transport, TransportSender};
-use mcpwire_stdio::{StderrMode, StdioClient};
+use mcpwire::http_legacy::auto::connect_auto;
+use mcpwire::http_legacy::server::{Config as LegacyConfig, LegacySse};
+use mcpwire::jsonrpc::{Transport, TransportSender};
+use mcpwire::stdio::{StderrMode, StdioClient};
 
 use crate::cli::{BridgeArgs, GlobalOptions};
 use crate::error::{CliError, CliResult};
@@ -101,21 +101,21 @@ fn is_stateless_post<B>(request: &Request<B>) -> bool {
             .headers()
             .get("mcp-protocol-version")
             .and_then(|value| value.to_str().ok())
-            .and_then(|text| mcpwire_types::ProtocolVersion::parse(text.trim()).ok())
-            .is_some_and(mcpwire_types::ProtocolVersion::is_stateless)
+            .and_then(|text| mcpwire::types::ProtocolVersion::parse(text.trim()).ok())
+            .is_some_and(mcpwire::types::ProtocolVersion::is_stateless)
 }
 
 /// Whether a body holds no request (only notifications or responses), so
 /// that nothing needs a server process to answer it.
 fn holds_no_request(payload: &[u8]) -> bool {
-    match mcpwire_jsonrpc::Inbound::from_slice(payload) {
-        mcpwire_jsonrpc::Inbound::Single(message) => {
-            !matches!(message, mcpwire_jsonrpc::Message::Request(_))
+    match mcpwire::jsonrpc::Inbound::from_slice(payload) {
+        mcpwire::jsonrpc::Inbound::Single(message) => {
+            !matches!(message, mcpwire::jsonrpc::Message::Request(_))
         }
-        mcpwire_jsonrpc::Inbound::Batch(items) => items
+        mcpwire::jsonrpc::Inbound::Batch(items) => items
             .iter()
-            .all(|item| matches!(item, Ok(message) if !matches!(message, mcpwire_jsonrpc::Message::Request(_)))),
-        mcpwire_jsonrpc::Inbound::Invalid(_) => false,
+            .all(|item| matches!(item, Ok(message) if !matches!(message, mcpwire::jsonrpc::Message::Request(_)))),
+        mcpwire::jsonrpc::Inbound::Invalid(_) => false,
     }
 }
 
@@ -144,7 +144,7 @@ impl Gate {
             // starting a server process for it would let anyone make the
             // bridge spawn one per request for nothing.
             let (parts, body) = request.into_parts();
-            if let Err(refused) = mcpwire_http::server::security::check_host_and_origin(
+            if let Err(refused) = mcpwire::http::server::security::check_host_and_origin(
                 &parts,
                 &self.hosts,
                 &self.origins,
@@ -331,12 +331,12 @@ async fn to_stdio(url: &str, global: &GlobalOptions) -> CliResult {
     };
     // The tokens `login` stored for this URL, if any, authorize the bridge.
     let authorizer = crate::auth::stored_authorizer(url, global)?
-        .map(|a| a as Arc<dyn mcpwire_http::client::Authorizer>);
+        .map(|a| a as Arc<dyn mcpwire::http::client::Authorizer>);
     let options = target::auto_options(&target, global, authorizer)?;
     let remote = connect_auto(url, options)
         .map_err(|error| CliError::usage(format!("cannot use {url:?}: {error}")))?;
     tokio::select! {
-        () = relay(mcpwire_stdio::stdio(), remote) => Ok(()),
+        () = relay(mcpwire::stdio::stdio(), remote) => Ok(()),
         _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted),
     }
 }

@@ -59,8 +59,8 @@ impl CliError {
     }
 }
 
-impl From<mcpwire_client::ClientError> for CliError {
-    fn from(error: mcpwire_client::ClientError) -> Self {
+impl From<mcpwire::client::ClientError> for CliError {
+    fn from(error: mcpwire::client::ClientError) -> Self {
         Self::connection(error)
     }
 }

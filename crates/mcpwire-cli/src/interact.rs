@@ -3,9 +3,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use mcpwire_client::{BoxFuture, ClientHandler, HandlerContext};
-use mcpwire_jsonrpc::{ErrorCode, ErrorObject};
-use mcpwire_types::{
+use mcpwire::client::{BoxFuture, ClientHandler, HandlerContext};
+use mcpwire::jsonrpc::{ErrorCode, ErrorObject};
+use mcpwire::types::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
 };
 use serde_json::{Map, Value, json};

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use mcpwire_jsonrpc::{
+use mcpwire::jsonrpc::{
     Inbound, Message, Packet, RequestId, Transport, TransportReceiver, TransportSender,
 };
 use serde_json::Value;
@@ -22,7 +22,7 @@ struct InFlight {
 }
 
 /// The `_meta.progressToken` of params, as JSON text.
-fn progress_token(params: Option<&mcpwire_jsonrpc::RawJson>, at_top: bool) -> Option<String> {
+fn progress_token(params: Option<&mcpwire::jsonrpc::RawJson>, at_top: bool) -> Option<String> {
     let params: Value = serde_json::from_str(params?.get()).ok()?;
     let token = if at_top {
         params.get("progressToken")
@@ -161,7 +161,7 @@ pub(crate) async fn relay<C: Transport, S: Transport>(client_side: C, server_sid
 
 #[cfg(test)]
 mod tests {
-    use mcpwire_jsonrpc::{Notification, Request, Response};
+    use mcpwire::jsonrpc::{Notification, Request, Response};
     use serde_json::json;
 
     use super::*;

@@ -4,9 +4,9 @@
 use std::future::Future;
 use std::io::{IsTerminal, Write};
 
-use mcpwire_client::Client;
-use mcpwire_types::methods::ServerNotification;
-use mcpwire_types::{LoggingLevel, ProgressNotificationParams};
+use mcpwire::client::Client;
+use mcpwire::types::methods::ServerNotification;
+use mcpwire::types::{LoggingLevel, ProgressNotificationParams};
 use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 

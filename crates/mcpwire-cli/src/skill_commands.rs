@@ -5,9 +5,9 @@
 use std::io::Write as _;
 
 use clap::{Args, Subcommand};
-use mcpwire_client::Client;
-use mcpwire_types::LoggingLevel;
-use mcpwire_types::skills::{Skill, SkillResources};
+use mcpwire::client::Client;
+use mcpwire::types::LoggingLevel;
+use mcpwire::types::skills::{Skill, SkillResources};
 
 use crate::cli::GlobalOptions;
 use crate::commands::no_more_words;

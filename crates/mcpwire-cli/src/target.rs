@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
-use mcpwire_auth::client::OAuthAuthorizer;
-use mcpwire_client::{Client, ClientConfig, ClientHandler, ConnectError, Timeouts};
-use mcpwire_http::client::{Authorizer, ClientOptions};
-use mcpwire_http_legacy::auto::{AutoOptions, Choice, TransportKind, connect_auto};
-use mcpwire_stdio::{ChildProcess, StderrMode, StdioClient};
-use mcpwire_types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
+use mcpwire::auth::client::OAuthAuthorizer;
+use mcpwire::client::{Client, ClientConfig, ClientHandler, ConnectError, Timeouts};
+use mcpwire::http::client::{Authorizer, ClientOptions};
+use mcpwire::http_legacy::auto::{AutoOptions, Choice, TransportKind, connect_auto};
+use mcpwire::stdio::{ChildProcess, StderrMode, StdioClient};
+use mcpwire::types::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
 
 use crate::auth::{self, AuthWatch};
 use crate::cli::GlobalOptions;
@@ -159,7 +159,7 @@ fn client_config(global: &GlobalOptions, log_level: LoggingLevel) -> CliResult<C
     let mut config = ClientConfig::new(info, capabilities)
         .with_timeouts(timeouts)
         .with_log_level(log_level);
-    config = mcpwire_client::with_skills_extension(config);
+    config = mcpwire::client::with_skills_extension(config);
     if let Some(version) = pinned_version(global)? {
         config = config.pinned(version);
     }

@@ -5,8 +5,8 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
-use mcpwire_client::Client;
-use mcpwire_types::{LoggingLevel, ProtocolVersion, Task, TaskStatus};
+use mcpwire::client::Client;
+use mcpwire::types::{LoggingLevel, ProtocolVersion, Task, TaskStatus};
 use serde_json::{Map, Value, json};
 
 use crate::cli::{GlobalOptions, TargetArgs, TaskIdArgs, TasksAction};

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use mcpwire_session::RequestOptions;
 use mcpwire_types::methods::{
-    CallTool, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
-    ListTools, Ping, ReadResource, Request, SetLevel, Subscribe, Unsubscribe,
+    CallTool, ClientMethod, Complete, Discover, GetPrompt, ListPrompts, ListResourceTemplates,
+    ListResources, ListTools, Ping, ReadResource, SetLevel, Subscribe, Unsubscribe,
 };
 use mcpwire_types::{
     CallToolRequestParams, CallToolResult, CompleteArgument, CompleteRequestParams, CompleteResult,
@@ -62,7 +62,7 @@ impl Client {
     /// absent (PAGE-03) and passing cursors back untouched (PAGE-04).
     async fn list_all<M>(&self) -> Result<Vec<<M::Result as Page>::Item>, ClientError>
     where
-        M: Request<Params = PaginatedRequestParams>,
+        M: ClientMethod<Params = PaginatedRequestParams>,
         M::Result: Page,
     {
         let mut items = Vec::new();

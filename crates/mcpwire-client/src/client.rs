@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use mcpwire_jsonrpc::Transport;
 use mcpwire_session::{ClientConfig, RequestOptions, ServerView};
 use mcpwire_types::methods::{
-    ClientNotification, ClientRequest, Request, ServerNotification, ServerResult,
+    ClientMethod, ClientNotification, ClientRequest, ServerNotification, ServerResult,
 };
 use mcpwire_types::{ClientCapabilities, ProgressNotificationParams, Root, meta_keys};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -329,12 +329,12 @@ impl Client {
     /// the server lacks the capability (nothing is sent); otherwise a
     /// server error, a timeout, the end of the session, or a result that
     /// does not fit.
-    pub async fn request<M: Request>(
+    pub async fn request<M: ClientMethod>(
         &self,
         params: M::Params,
         options: RequestOptions,
     ) -> Result<M::Result, ClientError> {
-        let request = typed::into_request::<M>(params)?;
+        let request = typed::into_request::<M>(params);
         let result = self.send(request, options, None).await?;
         typed::from_result::<M>(result)
     }
@@ -343,7 +343,7 @@ impl Client {
     /// notifications, which arrive on the returned receiver while the call
     /// runs (it ends with the call). Reports are dropped when 64 are
     /// waiting unread.
-    pub fn request_with_progress<M: Request>(
+    pub fn request_with_progress<M: ClientMethod>(
         &self,
         params: M::Params,
         options: RequestOptions,
@@ -353,7 +353,7 @@ impl Client {
     ) {
         let (progress, receiver) = mpsc::channel(PROGRESS_QUEUE);
         let call = async move {
-            let request = typed::into_request::<M>(params)?;
+            let request = typed::into_request::<M>(params);
             let result = self
                 .send(request, options.with_progress(), Some(progress))
                 .await?;

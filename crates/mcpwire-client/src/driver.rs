@@ -20,11 +20,11 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::answer::Answerer;
-use crate::cancel::CancelHandle;
 use crate::client::Shared;
 use crate::handler::HandlerMessage;
-use crate::outbox::Outbox;
 use crate::{ClientError, ConnectError, HandlerContext};
+use mcpwire_session::CancelHandle;
+use mcpwire_session::Outbox;
 
 /// How many handler messages may queue before handler tasks wait.
 const HANDLER_QUEUE: usize = 64;
@@ -162,7 +162,7 @@ impl Driver {
             return;
         };
         let (sender, mut receiver) = transport.split();
-        let mut outbox = Outbox::spawn(sender);
+        let mut outbox = Outbox::new(sender);
         let outcome: Outcome = loop {
             self.drain_events();
             if self.failed {
@@ -176,18 +176,26 @@ impl Driver {
                 .poll_timeout()
                 .map(tokio::time::Instant::from_std);
             tokio::select! {
-                failure = outbox.ended() => break failure,
+                advanced = outbox.advance(), if outbox.busy() => {
+                    if advanced.is_err() {
+                        break Err(outbox.failure());
+                    }
+                }
                 inbound = receiver.recv() => match inbound {
                     Some(Ok(inbound)) => self.session.handle_inbound(inbound, now()),
                     Some(Err(error)) => break Err(Box::new(error)),
                     None => {
-                        // Give the writer a moment to report why, if the
-                        // end came from a failed send (the precise cause
-                        // beats "the transport closed").
+                        // If the end came from a failed send, report why
+                        // (the precise cause beats "the transport closed"):
+                        // a write that has failed says so at its next poll.
                         tokio::task::yield_now().await;
-                        break match outbox.failure_if_ended().await {
-                            Some(error) => Err(error),
-                            None => Ok(()),
+                        let written = std::future::poll_fn(|cx| {
+                            std::task::Poll::Ready(outbox.poll_advance(cx))
+                        })
+                        .await;
+                        break match written {
+                            std::task::Poll::Ready(Err(())) => Err(outbox.failure()),
+                            _ => Ok(()),
                         };
                     }
                 },
@@ -215,7 +223,8 @@ impl Driver {
         while let Some(transmit) = self.session.poll_transmit() {
             outbox.push(transmit);
         }
-        outbox.finish(CLOSE_GRACE).await;
+        // Best effort, bounded: a server that stopped reading is given up on.
+        let _ = tokio::time::timeout(CLOSE_GRACE, outbox.finish()).await;
         for done in self.closers.drain(..) {
             let _ = done.send(());
         }

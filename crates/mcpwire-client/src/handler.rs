@@ -2,8 +2,6 @@
 //! the [`ClientHandler`] trait that answers them and the context each
 //! answer gets.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use mcpwire_jsonrpc::{ErrorCode, ErrorObject, RequestId};
@@ -17,8 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::Cancellation;
 
-/// A boxed, sendable future, as [`ClientHandler`] methods return them.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use mcpwire_jsonrpc::BoxFuture;
 
 /// Answers the requests a server sends to its client.
 ///

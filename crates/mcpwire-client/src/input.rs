@@ -9,7 +9,7 @@
 
 use mcpwire_jsonrpc::{ErrorObject, RequestId};
 use mcpwire_session::{RequestContext, RequestOptions, TraceContext};
-use mcpwire_types::methods::{CallTool, GetPrompt, ReadResource, Request};
+use mcpwire_types::methods::{CallTool, ClientMethod, GetPrompt, ReadResource, Request};
 use mcpwire_types::{
     CallToolRequestParams, GetPromptRequestParams, InputRequest, InputRequestKind,
     InputRequiredResult, InputResponse, InputResponses, ReadResourceRequestParams, RequestParams,
@@ -68,7 +68,7 @@ impl Client {
         options: RequestOptions,
     ) -> Result<M::Result, ClientError>
     where
-        M: Request,
+        M: ClientMethod,
         M::Params: InputRetry,
     {
         let mut last = None;

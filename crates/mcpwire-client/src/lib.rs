@@ -69,13 +69,11 @@
 mod answer;
 mod cache;
 mod calls;
-mod cancel;
 mod client;
 mod driver;
 mod error;
 mod handler;
 mod input;
-mod outbox;
 mod roots;
 mod schema;
 pub mod skills;
@@ -85,11 +83,11 @@ mod url_elicitation;
 
 pub use cache::ResultCache;
 pub use calls::MAX_PAGES;
-pub use cancel::Cancellation;
 pub use client::{Client, ClientBuilder};
 pub use error::{ClientError, ConnectError, TRANSPORT_CODES};
 pub use handler::{BoxFuture, ClientHandler, HandlerContext, user_rejected};
 pub use input::{InputRetry, MAX_INPUT_ROUNDS};
+pub use mcpwire_session::Cancellation;
 pub use mcpwire_session::{
     ClientConfig, EraChoice, Limits, RequestOptions, ServerView, Timeouts, TraceContext,
 };

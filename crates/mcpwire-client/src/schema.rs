@@ -1,28 +1,20 @@
 //! Validation of `structuredContent` against the `outputSchema` a server
 //! listed for its tools (TOOL-15), with a cache of compiled schemas.
 //!
-//! The compiling rules are the server runtime's (`mcpwire-server`'s
-//! `schema` module), kept short here because a client must not depend on
-//! the server crate: JSON Schema 2020-12 when `$schema` is absent, the
-//! dialect `$schema` names otherwise (2020-12, 2019-09, draft-07, -06,
-//! -04; JSCH-01..04), never a remote `$ref`, and bounded schema size.
+//! Schemas compile by the same rules as on the server (`mcpwire-types`'
+//! `schema` module): JSON Schema 2020-12 when `$schema` is absent, the
+//! dialect `$schema` names otherwise (JSCH-01..04), never a remote `$ref`,
+//! and bounded schema size.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use jsonschema::{Draft, Retrieve, Uri, Validator};
 use mcpwire_types::Tool;
+use mcpwire_types::schema::CompiledSchema;
 use serde_json::{Map, Value};
 
-/// Deepest nesting of objects and arrays a schema may have.
-const MAX_DEPTH: usize = 64;
-/// Most JSON values a schema may hold.
-const MAX_SIZE: usize = 10_000;
-/// At most this many violations are reported.
-const MAX_REPORTED: usize = 20;
-
 /// A tool's output schema, compiled, or why it cannot be used.
-pub(crate) type OutputSchema = Arc<Result<Validator, String>>;
+pub(crate) type OutputSchema = Arc<Result<CompiledSchema, String>>;
 
 /// Output schemas by tool name, as last seen in `tools/list`.
 #[derive(Default)]
@@ -73,116 +65,24 @@ impl SchemaCache {
 /// non-error result of a tool with an output schema must carry conforming
 /// `structuredContent` (TOOL-14, TOOL-15). Returns why not.
 pub(crate) fn check(
-    schema: &Result<Validator, String>,
+    schema: &Result<CompiledSchema, String>,
     structured: Option<&Value>,
 ) -> Result<(), String> {
-    let validator = schema
+    let compiled = schema
         .as_ref()
         .map_err(|reason| format!("the tool's outputSchema cannot be used: {reason}"))?;
     let Some(value) = structured else {
         return Err("the tool declares an outputSchema but returned no structuredContent".into());
     };
-    if validator.is_valid(value) {
-        return Ok(());
-    }
-    let mut lines: Vec<String> = validator
-        .iter_errors(value)
-        .take(MAX_REPORTED)
-        .map(|error| {
-            let path = error.instance_path.to_string();
-            let place = if path.is_empty() {
-                "the top level".to_owned()
-            } else {
-                path
-            };
-            format!("at {place}: {error}")
-        })
-        .collect();
-    if lines.is_empty() {
-        lines.push("the value does not match the schema".to_owned());
-    }
-    Err(lines.join("\n"))
+    compiled
+        .validate(value)
+        .map_err(|failure| failure.to_string())
 }
 
-/// Compiles an output schema under its dialect, refusing oversized schemas
+/// Compiles an output schema by MCP's rules, refusing oversized schemas
 /// and remote references.
-fn compile(schema: &Map<String, Value>) -> Result<Validator, String> {
-    let schema = Value::Object(schema.clone());
-    check_size(&schema)?;
-    let draft = match schema.get("$schema") {
-        None => Draft::Draft202012,
-        Some(Value::String(uri)) => {
-            dialect(uri).ok_or_else(|| format!("unsupported JSON Schema dialect {uri}"))?
-        }
-        Some(other) => return Err(format!("unsupported JSON Schema dialect {other}")),
-    };
-    let mut schema = schema;
-    if let Value::Object(map) = &mut schema {
-        // The canonical spelling, so that jsonschema never looks it up.
-        map.remove("$schema");
-    }
-    jsonschema::options()
-        .with_draft(draft)
-        .with_retriever(RefuseRetrieval)
-        .build(&schema)
-        .map_err(|error| error.to_string())
-}
-
-/// The draft a `$schema` URI names (`http` or `https`, optional `#` or `/`).
-fn dialect(uri: &str) -> Option<Draft> {
-    let uri = uri.strip_suffix('#').unwrap_or(uri);
-    let uri = uri.strip_suffix('/').unwrap_or(uri);
-    let location = uri
-        .strip_prefix("https://")
-        .or_else(|| uri.strip_prefix("http://"))?;
-    match location {
-        "json-schema.org/draft/2020-12/schema" => Some(Draft::Draft202012),
-        "json-schema.org/draft/2019-09/schema" => Some(Draft::Draft201909),
-        "json-schema.org/draft-07/schema" => Some(Draft::Draft7),
-        "json-schema.org/draft-06/schema" => Some(Draft::Draft6),
-        "json-schema.org/draft-04/schema" => Some(Draft::Draft4),
-        _ => None,
-    }
-}
-
-/// Walks the schema without recursion and refuses it when too big or deep.
-fn check_size(schema: &Value) -> Result<(), String> {
-    let mut pending = vec![(schema, 1_usize)];
-    let mut size = 0_usize;
-    while let Some((value, depth)) = pending.pop() {
-        size += 1;
-        if size > MAX_SIZE {
-            return Err(format!("the schema has more than {MAX_SIZE} values"));
-        }
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Object(map) => Box::new(map.values()),
-            Value::Array(items) => Box::new(items.iter()),
-            _ => continue,
-        };
-        if depth > MAX_DEPTH {
-            return Err(format!(
-                "the schema is nested more than {MAX_DEPTH} levels deep"
-            ));
-        }
-        pending.extend(children.map(|child| (child, depth + 1)));
-    }
-    Ok(())
-}
-
-/// Never fetches a reference from outside the schema.
-struct RefuseRetrieval;
-
-impl Retrieve for RefuseRetrieval {
-    fn retrieve(
-        &self,
-        uri: &Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(format!(
-            "refusing to retrieve {}: remote $ref is disabled",
-            uri.as_str()
-        )
-        .into())
-    }
+fn compile(schema: &Map<String, Value>) -> Result<CompiledSchema, String> {
+    CompiledSchema::compile_object(schema).map_err(|error| error.to_string())
 }
 
 #[cfg(test)]

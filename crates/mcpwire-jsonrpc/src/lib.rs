@@ -77,18 +77,37 @@ mod decode;
 mod encode;
 mod error;
 mod id;
-mod json_key;
-mod json_writer;
 mod line_queue;
+#[cfg(feature = "memory")]
+#[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub mod memory;
 mod message;
 mod raw;
-mod scan;
 mod shape;
-mod string_end;
 mod syntax;
 mod transport;
+
+// The JSON engine (feature `fast-json`, on by default): vectorized string
+// and byte scans, the UTF-8 check and the JSON writer. Without it, the
+// portable stand-ins answer the same on `core` and `serde_json` alone.
+#[cfg(feature = "fast-json")]
+mod json_key;
+#[cfg(feature = "fast-json")]
+mod json_writer;
+#[cfg(not(feature = "fast-json"))]
+mod portable;
+#[cfg(feature = "fast-json")]
+mod scan;
+#[cfg(feature = "fast-json")]
+mod string_end;
+#[cfg(feature = "fast-json")]
 mod utf8;
+#[cfg(not(feature = "fast-json"))]
+use portable as scan;
+#[cfg(not(feature = "fast-json"))]
+use portable as string_end;
+#[cfg(not(feature = "fast-json"))]
+use portable as utf8;
 
 pub use blocking::{LineReader, write_line};
 /// The `bytes` crate: [`LineCodec`] reads from its `BytesMut` and
@@ -99,11 +118,14 @@ pub use classify::{ClassifyError, Inbound};
 pub use codec::{LineCodec, LineError};
 pub use error::{ErrorCode, ErrorObject};
 pub use id::RequestId;
+#[cfg(feature = "fast-json")]
 pub use json_writer::{to_json_string, to_json_vec};
 pub use line_queue::LineQueue;
 pub use message::{ErrorResponse, Message, Notification, Packet, Request, Response};
+#[cfg(not(feature = "fast-json"))]
+pub use portable::{to_json_string, to_json_vec};
 pub use raw::{InvalidJson, RawJson};
-pub use transport::{Transport, TransportContext, TransportReceiver, TransportSender};
+pub use transport::{BoxFuture, Transport, TransportContext, TransportReceiver, TransportSender};
 
 /// The README's examples, compiled (and run) as doctests.
 #[cfg(doctest)]

@@ -9,6 +9,11 @@ use crate::classify::Inbound;
 use crate::id::RequestId;
 use crate::message::Packet;
 
+/// A boxed, sendable future: the one shape every mcpwire crate uses where a
+/// trait object or a stored handler must return a future (`'static` when it
+/// outlives its caller, `'_` when it borrows `&self`).
+pub type BoxFuture<'a, T> = core::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 /// A bidirectional channel of JSON-RPC packets to one peer.
 ///
 /// A transport moves whole packets; it frames and classifies bytes (for

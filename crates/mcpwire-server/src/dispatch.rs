@@ -361,7 +361,7 @@ impl ToolArguments {
         &mut self,
         handler: &ToolFn,
         ctx: Context,
-    ) -> BoxFuture<Result<CallToolResult, HandlerError>> {
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
         match self.next() {
             Ok(arguments) => handler(ctx, arguments),
             Err(error) => Box::pin(std::future::ready(Err(error))),

@@ -23,13 +23,13 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::call::{Handling, Work};
-use crate::cancel::CancelHandle;
 use crate::context::{Command, SessionShared};
 use crate::listen::Listens;
-use crate::outbox::Outbox;
 use crate::server::Change;
 use crate::tool_call::ToolCall;
 use crate::{Context, PeerRequestError, ServeError, Server};
+use mcpwire_session::CancelHandle;
+use mcpwire_session::Outbox;
 
 /// How many handler messages may queue before handlers wait (back-pressure).
 const COMMAND_QUEUE: usize = 256;
@@ -147,7 +147,7 @@ impl Server {
             tokio::select! {
                 advanced = outbox.advance(), if outbox.busy() => {
                     if advanced.is_err() {
-                        break Err(outbox.failure());
+                        break Err(ServeError::Transport(outbox.failure()));
                     }
                 }
                 inbound = receiver.recv(), if may_read => {
@@ -197,7 +197,10 @@ impl Server {
         }
         match outcome {
             // The last answers go out before the sending half closes.
-            Ok(()) => outbox.finish(self.inner.drain_timeout).await,
+            Ok(()) => tokio::time::timeout(self.inner.drain_timeout, outbox.finish())
+                .await
+                .unwrap_or(Ok(()))
+                .map_err(ServeError::Transport),
             Err(error) => Err(error),
         }
     }

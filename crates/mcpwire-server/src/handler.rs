@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use mcpwire_types::{CallToolResult, GetPromptResult, ReadResourceResult};
@@ -11,8 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::{Context, HandlerError};
 
-/// A boxed, sendable future, as handlers return them.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use mcpwire_jsonrpc::BoxFuture;
 
 /// Arguments of a tool call (`arguments`, `{}` when absent).
 pub type Arguments = Map<String, Value>;
@@ -24,22 +22,26 @@ pub type TemplateVariables = BTreeMap<String, String>;
 pub type PromptArguments = BTreeMap<String, String>;
 
 pub(crate) type ToolFn = Arc<
-    dyn Fn(Context, Arguments) -> BoxFuture<Result<CallToolResult, HandlerError>> + Send + Sync,
+    dyn Fn(Context, Arguments) -> BoxFuture<'static, Result<CallToolResult, HandlerError>>
+        + Send
+        + Sync,
 >;
 pub(crate) type ResourceFn = Arc<
-    dyn Fn(Context, String) -> BoxFuture<Result<ReadResourceResult, HandlerError>> + Send + Sync,
+    dyn Fn(Context, String) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>>
+        + Send
+        + Sync,
 >;
 pub(crate) type TemplateFn = Arc<
     dyn Fn(
             Context,
             String,
             TemplateVariables,
-        ) -> BoxFuture<Result<ReadResourceResult, HandlerError>>
+        ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>>
         + Send
         + Sync,
 >;
 pub(crate) type PromptFn = Arc<
-    dyn Fn(Context, PromptArguments) -> BoxFuture<Result<GetPromptResult, HandlerError>>
+    dyn Fn(Context, PromptArguments) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>>
         + Send
         + Sync,
 >;
@@ -49,7 +51,7 @@ pub(crate) type CompleteFn = Arc<
             Context,
             String,
             BTreeMap<String, String>,
-        ) -> BoxFuture<Result<Vec<String>, HandlerError>>
+        ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>>
         + Send
         + Sync,
 >;

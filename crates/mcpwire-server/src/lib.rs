@@ -47,7 +47,6 @@
 mod builder;
 mod cache_hints;
 mod call;
-mod cancel;
 mod catalog;
 mod client_requests;
 mod context;
@@ -58,9 +57,7 @@ mod error;
 mod handler;
 mod input;
 mod listen;
-mod outbox;
 mod roots;
-pub mod schema;
 mod server;
 pub mod skills;
 pub mod tasks;
@@ -69,11 +66,11 @@ mod typed;
 pub mod uri_template;
 
 pub use builder::ServerBuilder;
-pub use cancel::Cancellation;
 pub use context::Context;
 pub use error::{BuildError, HandlerError, PeerRequestError, ServeError};
 pub use handler::{Arguments, BoxFuture, PromptArguments, TemplateVariables};
 pub use input::InputRequired;
+pub use mcpwire_session::Cancellation;
 /// Options of a request a handler sends to its client ([`Context::request`]).
 pub use mcpwire_session::RequestOptions;
 /// Catalog changes between instances, from `mcpwire-store` (the
@@ -81,6 +78,9 @@ pub use mcpwire_session::RequestOptions;
 pub use mcpwire_store::{Change, ChangeFeed, ChangeReceiver, ChangeSink};
 /// The keys sealing `requestState`, from `mcpwire-store`.
 pub use mcpwire_store::{MAX_PREVIOUS_KEYS, StateKeyRing};
+/// JSON Schema validation of tool arguments and structured results, by
+/// MCP's rules (one set of rules for server and client: `mcpwire-types`).
+pub use mcpwire_types::schema;
 pub use roots::RootsContext;
 pub use server::Server;
 #[cfg(feature = "schemars")]

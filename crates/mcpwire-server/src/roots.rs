@@ -16,7 +16,7 @@ use crate::handler::BoxFuture;
 use crate::{PeerRequestError, RequestOptions};
 
 /// The hook as stored: boxed, shared by every session.
-pub(crate) type RootsChangedFn = Arc<dyn Fn(RootsContext) -> BoxFuture<()> + Send + Sync>;
+pub(crate) type RootsChangedFn = Arc<dyn Fn(RootsContext) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// Boxes `handler` for storage.
 pub(crate) fn boxed<F, Fut>(handler: F) -> RootsChangedFn

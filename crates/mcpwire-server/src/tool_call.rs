@@ -39,14 +39,14 @@ enum State {
     /// The first run of the handler of a plain call.
     FirstRun(FirstRun),
     /// Anything else, on the general path.
-    General(BoxFuture<Result<Reply, ErrorObject>>),
+    General(BoxFuture<'static, Result<Reply, ErrorObject>>),
     /// The reply was given.
     Done,
 }
 
 /// A plain call's first handler run, with what another run would need.
 struct FirstRun {
-    run: BoxFuture<Result<CallToolResult, HandlerError>>,
+    run: BoxFuture<'static, Result<CallToolResult, HandlerError>>,
     rest: Rounds,
 }
 

@@ -23,25 +23,34 @@
 //! Ordering invariant: events come out in the order their messages came
 //! in; a runtime applies notifications in that order and may run requests
 //! concurrently.
+//!
+//! Two runtime-free pieces both runtimes share sit beside the engine: the
+//! [`Outbox`] that batches its packets onto a transport's sending half (it
+//! polls the transport's futures and nothing else), and the
+//! [`Cancellation`] signal handed to handlers.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod cancellation;
 mod client;
 mod error;
 mod event;
 mod gating;
 mod log;
 mod options;
+mod outbox;
 mod peer;
 mod server;
 mod transmit;
 
+pub use cancellation::{CancelHandle, Cancellation};
 pub use client::{ClientConfig, ClientEvent, ClientSession, EraChoice};
 pub use error::SendError;
 pub use event::{
     ClientView, Event, IncomingRequest, RequestContext, ResponseError, ServerView, TraceContext,
 };
 pub use options::{Limits, RequestOptions, Timeouts};
+pub use outbox::{Outbox, SendFailure};
 pub use server::{
     ClientCall, ExtensionCall, ExtensionMethod, ServerConfig, ServerEvent, ServerSession,
 };

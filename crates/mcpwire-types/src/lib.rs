@@ -39,6 +39,9 @@ mod revision;
 mod roots;
 mod sampling;
 mod sampling_order;
+#[cfg(feature = "schema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
+pub mod schema;
 mod setters;
 pub mod skills;
 mod subscriptions;

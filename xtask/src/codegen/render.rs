@@ -144,7 +144,7 @@ fn markers(methods: &[MethodSpec]) -> String {
     let mut out = String::from(
         "//! A marker type per method, naming its params and result types for typed APIs\n\
          //! such as `client.request::<CallTool>(params)`.\n\n\
-         use super::{Notification, Request};\n\n",
+         use super::{ClientMethod, ClientRequest, Notification, Request, ServerResult};\n\n",
     );
     for spec in methods {
         let _ = writeln!(
@@ -161,6 +161,17 @@ fn markers(methods: &[MethodSpec]) -> String {
                      type Params = crate::{}; type Result = crate::{}; }}\n",
                     spec.variant, spec.name, spec.params_type, result
                 );
+                if spec.client_sends {
+                    let _ = writeln!(
+                        out,
+                        "impl ClientMethod for {v} {{ \
+                         fn into_request(params: Self::Params) -> ClientRequest {{ \
+                         ClientRequest::{v}(Box::new(params)) }} \
+                         fn from_result(result: ServerResult) -> Result<Self::Result, ServerResult> {{ \
+                         match result {{ ServerResult::{v}(value) => Ok(*value), other => Err(other) }} }} }}\n",
+                        v = spec.variant
+                    );
+                }
             }
             _ => {
                 let _ = writeln!(

@@ -7,13 +7,13 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcpwire::http::server::{Config, StreamableHttp, serve};
+use mcpwire::server::tasks::TaskOptions;
+use mcpwire::server::{Context, Server};
+use mcpwire::types::{CallToolResult, TaskSupport, Tool, ToolExecution};
 use mcpwire_auth::authorization_server::AuthorizationServer;
 use mcpwire_auth::metadata::ProtectedResourceMetadata;
 use mcpwire_auth::resource::{BearerAuthLayer, JwtVerifier};
-use mcpwire_http::server::{Config, StreamableHttp, serve};
-use mcpwire_server::tasks::TaskOptions;
-use mcpwire_server::{Context, Server};
-use mcpwire_types::{CallToolResult, TaskSupport, Tool, ToolExecution};
 use serde_json::{Map, json};
 use tokio::sync::oneshot;
 use tower::Layer;

@@ -15,6 +15,7 @@ mod connect;
 mod elicitation;
 mod handler;
 mod load;
+mod method_coverage;
 mod notifications;
 mod robustness;
 mod roots;

@@ -28,7 +28,7 @@ use super::service::StreamableHttp;
 type BoxError = Box<dyn StdError + Send + Sync>;
 
 /// A future `serve` runs to its end.
-type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+use mcpwire_jsonrpc::BoxFuture;
 
 /// A service's part in the graceful shutdown of [`serve`]: what it does
 /// when the shutdown begins, and once the connections have drained.
@@ -127,9 +127,9 @@ pub struct Serve<S = StreamableHttp> {
 
 /// When to shut down, and the service's part in it ([`Drain`]).
 struct GracefulShutdown {
-    signal: BoxFuture,
+    signal: BoxFuture<'static, ()>,
     begin_drain: Box<dyn FnOnce() + Send>,
-    drained: Box<dyn FnOnce() -> BoxFuture + Send>,
+    drained: Box<dyn FnOnce() -> BoxFuture<'static, ()> + Send>,
 }
 
 impl<S> std::fmt::Debug for Serve<S> {
@@ -211,7 +211,10 @@ where
                 shutdown.signal,
                 Some((shutdown.begin_drain, shutdown.drained)),
             ),
-            None => (Box::pin(core::future::pending()) as BoxFuture, None),
+            None => (
+                Box::pin(core::future::pending()) as BoxFuture<'static, ()>,
+                None,
+            ),
         };
         let (stop, stopped) = watch::channel(false);
         let mut connections = JoinSet::new();

@@ -46,7 +46,7 @@ use store::{RawFile, Store};
 pub type SkillFiles = Vec<(String, Vec<u8>)>;
 
 pub(crate) type DynamicFn =
-    Arc<dyn Fn() -> BoxFuture<Result<SkillFiles, HandlerError>> + Send + Sync>;
+    Arc<dyn Fn() -> BoxFuture<'static, Result<SkillFiles, HandlerError>> + Send + Sync>;
 
 /// Why a skill could not be loaded.
 #[derive(Debug, thiserror::Error)]

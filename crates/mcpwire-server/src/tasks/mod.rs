@@ -43,7 +43,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
-use crate::cancel::CancelHandle;
+use mcpwire_session::CancelHandle;
 
 /// Task records and their stores, from `mcpwire-store` (the runtime-free
 /// crate of shared state).

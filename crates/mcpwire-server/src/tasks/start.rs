@@ -19,11 +19,11 @@ use mcpwire_types::{
 
 use super::clock::{iso8601, now_ms};
 use super::{Local, TaskChange, TaskFailure, TaskRecord, Tasks, new_task_id};
-use crate::cancel::CancelHandle;
 use crate::catalog::ToolEntry;
 use crate::dispatch::{ToolArguments, check_arguments, conclude_tool, unknown_tool};
 use crate::input::{Answer, Retry, Round};
 use crate::{BoxFuture, Context, HandlerError, Server};
+use mcpwire_session::CancelHandle;
 
 /// What serving a request produced: a result the engine fits to the
 /// request's revision, or one already shaped (a task handle, a tool's
@@ -63,7 +63,7 @@ enum Started {
 }
 
 /// The future of one handler round.
-type Round0 = BoxFuture<Result<CallToolResult, HandlerError>>;
+type Round0 = BoxFuture<'static, Result<CallToolResult, HandlerError>>;
 
 impl Server {
     /// Serves `tools/call`, as a task when the revision, the tool and the

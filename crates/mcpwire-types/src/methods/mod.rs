@@ -135,6 +135,21 @@ pub trait Request {
     type Result: Serialize + DeserializeOwned + ForRevision + Debug + Clone + Send + Sync + 'static;
 }
 
+/// A request a client sends in some revision: how its params become a
+/// [`ClientRequest`] and how its result comes out of a [`ServerResult`]
+/// (generated for every such marker, so a typed call moves values across
+/// without a downcast, and a marker of another direction does not compile).
+pub trait ClientMethod: Request {
+    /// The routing variant holding `params`.
+    fn into_request(params: Self::Params) -> ClientRequest;
+    /// The typed result, or the result back when it is of another kind.
+    ///
+    /// # Errors
+    ///
+    /// `result` itself when it answers another method.
+    fn from_result(result: ServerResult) -> Result<Self::Result, ServerResult>;
+}
+
 /// A notification method, named by a marker type such as [`Progress`].
 pub trait Notification {
     /// The wire name.

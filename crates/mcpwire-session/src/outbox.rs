@@ -1,0 +1,159 @@
+//! The writing side of a session, shared by both runtimes: packets the
+//! engine emits queue here and go out in batches (every packet queued at
+//! the moment, then one flush), written by a future the runtime's driver
+//! polls beside its reading. The driver keeps reading while a write waits
+//! for the peer (two peers that both block reading while they write would
+//! deadlock once both pipes are full), and no task hand-off stands between
+//! an answer and its write.
+//!
+//! Runtime-free like the rest of this crate: it only polls the futures of
+//! the [`TransportSender`] it is given, spawns nothing and reads no clock
+//! (a runtime bounds [`Outbox::finish`] with its own timer).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use mcpwire_jsonrpc::{BoxFuture, TransportSender};
+
+use crate::Transmit;
+
+/// Why the transport stopped taking packets: its sending half's error.
+pub type SendFailure = Box<dyn std::error::Error + Send + Sync>;
+
+/// How many packets one batch writes at most before it flushes.
+const BATCH: usize = 64;
+
+/// A batch on its way out: it owns the sending half while it runs and
+/// gives it back with the outcome.
+type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>)>;
+
+/// Packets on their way to the transport.
+pub struct Outbox<S: TransportSender> {
+    /// Taken from the engine, not yet in a batch.
+    queue: VecDeque<Transmit>,
+    /// The sending half while no batch runs; `None` once it failed or
+    /// closed.
+    sender: Option<S>,
+    /// The batch being written, if any.
+    writing: Option<Writing<S>>,
+    /// Why writing failed, until the driver asks.
+    failure: Option<SendFailure>,
+}
+
+impl<S: TransportSender> std::fmt::Debug for Outbox<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outbox")
+            .field("queued", &self.queue.len())
+            .field("writing", &self.writing.is_some())
+            .field("failed", &self.failure.is_some())
+            .finish()
+    }
+}
+
+impl<S: TransportSender> Outbox<S> {
+    /// An outbox writing to `sender`.
+    pub fn new(sender: S) -> Self {
+        Self {
+            queue: VecDeque::new(),
+            sender: Some(sender),
+            writing: None,
+            failure: None,
+        }
+    }
+
+    /// Queues a packet; it goes out when the driver next polls
+    /// [`advance`](Self::advance).
+    pub fn push(&mut self, transmit: Transmit) {
+        self.queue.push_back(transmit);
+    }
+
+    /// How many packets wait for a batch (a driver stops reading while
+    /// this is high: each request it reads would add an answer).
+    pub fn backlog(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether there is writing to do (or a failure to report).
+    pub fn busy(&self) -> bool {
+        self.writing.is_some() || !self.queue.is_empty()
+    }
+
+    /// Writes until the queue is empty: `Ok` then, `Err` when the transport
+    /// failed (see [`failure`](Self::failure)). Cancel safe: a batch that
+    /// has started stays here and goes on at the next call.
+    pub async fn advance(&mut self) -> Result<(), ()> {
+        std::future::poll_fn(|cx| self.poll_advance(cx)).await
+    }
+
+    /// [`advance`](Self::advance) as a poll: `Ready(Ok)` once the queue is
+    /// written, `Ready(Err)` when the transport failed.
+    pub fn poll_advance(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
+        loop {
+            if let Some(writing) = self.writing.as_mut() {
+                let Poll::Ready((sender, outcome)) = writing.as_mut().poll(cx) else {
+                    return Poll::Pending;
+                };
+                self.writing = None;
+                if let Err(error) = outcome {
+                    self.failure = Some(error);
+                    return Poll::Ready(Err(()));
+                }
+                self.sender = Some(sender);
+            }
+            if self.queue.is_empty() {
+                return Poll::Ready(Ok(()));
+            }
+            let Some(mut sender) = self.sender.take() else {
+                return Poll::Ready(Err(()));
+            };
+            let batch: Vec<Transmit> = self.queue.drain(..self.queue.len().min(BATCH)).collect();
+            let writing: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(async move {
+                let outcome = write_batch(&mut sender, batch).await;
+                (sender, outcome)
+            });
+            self.writing = Some(writing);
+        }
+    }
+
+    /// Why writing ended early (the transport's error, or that it stopped
+    /// taking packets).
+    pub fn failure(&mut self) -> SendFailure {
+        self.failure
+            .take()
+            .unwrap_or_else(|| "the transport stopped sending".into())
+    }
+
+    /// Sends what is left and closes the sending half. A runtime bounds it
+    /// in time: a peer that stopped reading would hold it forever.
+    ///
+    /// # Errors
+    ///
+    /// When the transport failed while writing what was left.
+    pub async fn finish(mut self) -> Result<(), SendFailure> {
+        if self.advance().await.is_err() {
+            return Err(self.failure());
+        }
+        if let Some(mut sender) = self.sender.take() {
+            // Best effort: the peer may already be gone.
+            let _ = sender.close().await;
+        }
+        Ok(())
+    }
+}
+
+/// Feeds every packet of `batch` to `sender`, then flushes once.
+async fn write_batch<S: TransportSender>(
+    sender: &mut S,
+    batch: Vec<Transmit>,
+) -> Result<(), SendFailure> {
+    let failed = |error: S::Error| Box::new(error) as SendFailure;
+    for transmit in batch {
+        sender
+            .feed(transmit.packet, transmit.related.as_ref())
+            .await
+            .map_err(failed)?;
+    }
+    sender.flush().await.map_err(failed)
+}
