@@ -2,12 +2,11 @@
 //! their methods return.
 
 use core::error::Error as StdError;
-use core::future::Future;
-use core::pin::Pin;
 
 /// The future every store method returns: boxed, so that the traits are
 /// object safe and an implementation may do network I/O (Redis, SQL, ...).
-pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+/// The workspace's one boxed-future shape (`mcpwire_jsonrpc::BoxFuture`).
+pub type StoreFuture<'a, T> = mcpwire_jsonrpc::BoxFuture<'a, Result<T, StoreError>>;
 
 /// The failure of a store or bus (a lost connection to Redis, ...).
 ///

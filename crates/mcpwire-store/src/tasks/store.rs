@@ -2,8 +2,6 @@
 //! records, so that instances can share a store) and the in-memory default.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 
 use crate::tasks::{TaskChange, TaskRecord};
@@ -11,7 +9,8 @@ use crate::tasks::{TaskChange, TaskRecord};
 /// The future every [`TaskStore`] method returns: boxed, so that the trait
 /// is object safe and an implementation may do network I/O. (The same type
 /// as `mcpwire_server::BoxFuture<Result<T, TaskStoreError>>`.)
-pub type TaskFuture<T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'static>>;
+/// The workspace's one boxed-future shape (`mcpwire_jsonrpc::BoxFuture`).
+pub type TaskFuture<T> = mcpwire_jsonrpc::BoxFuture<'static, Result<T, TaskStoreError>>;
 
 /// Why a store could not do what it was asked.
 #[derive(Debug, thiserror::Error)]
