@@ -151,7 +151,9 @@ pub(crate) fn legacy(config: Config, runtime: Server) -> LegacySse {
 }
 
 /// A legacy server that hands its sessions' transports to the test.
-pub(crate) fn legacy_to_test(config: Config) -> (LegacySse, mpsc::UnboundedReceiver<LegacyTransport>) {
+pub(crate) fn legacy_to_test(
+    config: Config,
+) -> (LegacySse, mpsc::UnboundedReceiver<LegacyTransport>) {
     let (sender, receiver) = mpsc::unbounded_channel();
     let service = LegacySse::new(config, move |transport| {
         let _ = sender.send(transport);
