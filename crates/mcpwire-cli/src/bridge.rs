@@ -3,8 +3,6 @@
 //! session), or an HTTP server exposed on this process's stdin/stdout.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -15,7 +13,7 @@ use mcpwire::http::server::{
 };
 use mcpwire::http_legacy::auto::connect_auto;
 use mcpwire::http_legacy::server::{Config as LegacyConfig, LegacySse};
-use mcpwire::jsonrpc::{Transport, TransportSender};
+use mcpwire::jsonrpc::{BoxFuture, Transport, TransportSender};
 use mcpwire::stdio::{StderrMode, StdioClient};
 
 use crate::cli::{BridgeArgs, GlobalOptions};
@@ -177,7 +175,7 @@ impl Gate {
 impl<B: SendBody> tower_service::Service<Request<B>> for Gate {
     type Response = HttpResponse;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+    type Future = BoxFuture<'static, Result<HttpResponse, Infallible>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))

@@ -13,7 +13,6 @@ mod client_support;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use client_support::tls::{ca_der, server_config};
 use client_support::{bounded, next_message, request, result_of};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
@@ -23,6 +22,7 @@ use hyper_util::rt::TokioIo;
 use mcpwire_http::client::{
     BuildError, ClientOptions, Error, HttpClient, StreamableHttpClient, parse_url,
 };
+use mcpwire_test::tls::{ca_der, server_config};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;

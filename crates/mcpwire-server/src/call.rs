@@ -8,7 +8,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-use mcpwire_jsonrpc::{ErrorObject, RequestId};
+use mcpwire_jsonrpc::{BoxFuture, ErrorObject, RequestId};
 
 use crate::context::Command;
 use crate::tasks::Reply;
@@ -16,7 +16,7 @@ use crate::tool_call::ToolCall;
 
 /// A handler's future, boxed once: the same allocation serves the first
 /// poll in the driver and, if needed, the spawned task.
-type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ErrorObject>> + Send>>;
+type HandlerFuture = BoxFuture<'static, Result<Reply, ErrorObject>>;
 
 /// What serving a request polls.
 pub(crate) enum Work {

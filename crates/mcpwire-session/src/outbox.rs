@@ -11,8 +11,6 @@
 //! (a runtime bounds [`Outbox::finish`] with its own timer).
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use mcpwire_jsonrpc::{BoxFuture, TransportSender};
@@ -109,7 +107,7 @@ impl<S: TransportSender> Outbox<S> {
                 return Poll::Ready(Err(()));
             };
             let batch: Vec<Transmit> = self.queue.drain(..self.queue.len().min(BATCH)).collect();
-            let writing: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(async move {
+            let writing: Writing<S> = Box::pin(async move {
                 let outcome = write_batch(&mut sender, batch).await;
                 (sender, outcome)
             });

@@ -303,9 +303,10 @@ fn rule_problems(rule: &Rule, dependencies: &BTreeSet<String>) -> Vec<String> {
             .any(|pattern| matches_pattern(pattern, dependency));
         let forbidden_internal = dependency.starts_with("mcpwire")
             && match rule.reach {
-                Reach::Only(allowed) => !allowed.contains(&dependency.as_str()),
+                Reach::Only(allowed) | Reach::Direct(allowed) => {
+                    !allowed.contains(&dependency.as_str())
+                }
                 Reach::AnyButFacade => dependency == "mcpwire",
-                Reach::Direct(allowed) => !allowed.contains(&dependency.as_str()),
             };
         if forbidden_external || forbidden_internal {
             problems.push(format!(

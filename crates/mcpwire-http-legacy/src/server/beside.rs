@@ -1,14 +1,14 @@
 //! `Beside`: the legacy endpoints next to another service (the Streamable
 //! HTTP endpoint) on one listener, dispatched by path (LEG-07).
 
-use core::future::{Future, poll_fn};
-use core::pin::Pin;
+use core::future::poll_fn;
 use core::task::{Context, Poll};
 
 use http::{Request, Response};
 use http_body_util::Either;
 use mcpwire_http::server::body::SendBody;
 use mcpwire_http::server::{Drain, ResponseBody};
+use mcpwire_jsonrpc::BoxFuture;
 
 use super::service::LegacySse;
 
@@ -47,7 +47,7 @@ where
 {
     type Response = Response<Either<ResponseBody, InnerBody>>;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+    type Future = BoxFuture<'static, Result<Self::Response, S::Error>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         // Readiness is awaited per call, on the clone that serves it.

@@ -6,13 +6,12 @@
 //! `OAuthClient`, or another) plugs in without this crate depending on it.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 
 use http::{HeaderMap, Method, StatusCode, Uri};
 
-/// A boxed, sendable future, as [`Authorizer`] methods return.
-pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed, sendable future, as [`Authorizer`] methods return: the
+/// workspace's one shape, [`mcpwire_jsonrpc::BoxFuture`].
+pub type AuthFuture<'a, T> = mcpwire_jsonrpc::BoxFuture<'a, T>;
 
 /// What to do after a 401 or 403.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,8 +17,6 @@
     reason = "helpers take JSON by value so that call sites read like the messages on the wire"
 )]
 
-pub mod tls;
-
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
