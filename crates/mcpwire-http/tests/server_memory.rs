@@ -9,9 +9,15 @@
 
 #![allow(
     clippy::unwrap_used,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
+    clippy::expect_used,
+    clippy::panic,
+    clippy::needless_pass_by_value,
+    dead_code,
+    unreachable_pub,
+    reason = "test helpers outside #[test] functions: a panic is a failed assertion; this binary uses a few of the shared helpers of tests/it"
 )]
 
+#[path = "it/server_support/mod.rs"]
 mod server_support;
 
 use std::time::Duration;

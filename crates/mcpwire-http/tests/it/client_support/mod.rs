@@ -1,22 +1,6 @@
 //! A scripted HTTP/1.1 server on 127.0.0.1 for the client tests: it
 //! records every request and answers with whatever the test's handler says.
 
-#![allow(
-    dead_code,
-    unreachable_pub,
-    reason = "each test file is its own crate and uses a different subset of these helpers"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-#![allow(
-    clippy::needless_pass_by_value,
-    reason = "helpers take JSON by value so that call sites read like the messages on the wire"
-)]
-
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;

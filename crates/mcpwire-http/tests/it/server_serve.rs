@@ -4,11 +4,6 @@
 //! in flight.
 
 #![cfg(feature = "server")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
 use std::convert::Infallible;
 use std::future::{Future, IntoFuture};

@@ -4,14 +4,8 @@
 //! response stream.
 
 #![cfg(all(feature = "client", feature = "server"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
-mod client_support;
+use crate::client_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

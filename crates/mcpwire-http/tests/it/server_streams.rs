@@ -3,7 +3,7 @@
 //! its answer, POSTed by the client, reaches the runtime; a client that
 //! stops reading cannot make the server buffer without bound.
 
-mod server_support;
+use crate::server_support;
 
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,5 @@
 //! Property: whatever the encoder writes, the decoder reads back, however it is chunked.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "strategies are built from fixed, valid regular expressions"
-)]
-
 use std::time::Duration;
 
 use bytes::BytesMut;

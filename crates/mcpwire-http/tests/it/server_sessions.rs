@@ -3,7 +3,7 @@
 //! connections, busy sessions do not expire, and a graceful shutdown lets
 //! requests in flight finish.
 
-mod server_support;
+use crate::server_support;
 
 use std::future::Future;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! 127.0.0.1 (HTTP-07, HTTP-09, HTTP-11, HTTP-25, HTTP-38, HTTP-39,
 //! HTTP-41, HTTP-45, and the server's own limits).
 
-mod server_support;
+use crate::server_support;
 
 use std::time::Duration;
 

@@ -3,22 +3,6 @@
 //! that can send anything (bad hosts, half-read streams) and read SSE
 //! incrementally. Every read is bounded in time.
 
-#![allow(
-    dead_code,
-    unreachable_pub,
-    reason = "each test file is its own crate and uses a different subset of these helpers"
-)]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-#![allow(
-    clippy::needless_pass_by_value,
-    reason = "helpers take JSON by value so that call sites read like the messages on the wire"
-)]
-
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::Arc;

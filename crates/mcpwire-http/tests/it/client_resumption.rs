@@ -3,14 +3,8 @@
 //! in 2026-07-28 and when resumption is impossible or keeps failing.
 
 #![cfg(all(feature = "client", feature = "server"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
-mod client_support;
+use crate::client_support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! values get 403 on every method, the server's own names pass (HTTP-02,
 //! HTTP-03; the conformance `dns-rebinding-protection` scenario).
 
-mod server_support;
+use crate::server_support;
 
 use mcpwire_http::server::Config;
 use server_support::*;

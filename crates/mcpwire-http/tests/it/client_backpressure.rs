@@ -2,14 +2,8 @@
 //! server: memory stays bounded and the server feels the back-pressure.
 
 #![cfg(all(feature = "client", feature = "server"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
-mod client_support;
+use crate::client_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! -32020), status mapping, cancellation by closing the stream, and
 //! batches in 2025-03-26 sessions.
 
-mod server_support;
+use crate::server_support;
 
 use std::time::Duration;
 

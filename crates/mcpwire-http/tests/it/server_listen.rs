@@ -3,7 +3,7 @@
 //! stays open, carries notifications and keep-alives, and closing it is
 //! the cancellation the runtime receives.
 
-mod server_support;
+use crate::server_support;
 
 use std::future::IntoFuture;
 use std::time::Duration;

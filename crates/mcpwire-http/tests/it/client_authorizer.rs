@@ -2,14 +2,8 @@
 //! answers with `Retry` sends the POST again, a bounded number of times.
 
 #![cfg(all(feature = "client", feature = "server"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
-mod client_support;
+use crate::client_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -3,14 +3,8 @@
 //! starts a new session without the old id (HTTP-40).
 
 #![cfg(all(feature = "client", feature = "server"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
-mod client_support;
+use crate::client_support;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

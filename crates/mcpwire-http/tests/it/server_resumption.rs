@@ -2,7 +2,7 @@
 //! resumes it with `Last-Event-ID` and gets every message exactly once
 //! (HTTP-13..16, HTTP-29..33, SEP-1699 polling).
 
-mod server_support;
+use crate::server_support;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -1,14 +1,8 @@
 //! HTTPS: the client verifies a loopback TLS server against a trusted root.
 
 #![cfg(all(feature = "client", feature = "server"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test helpers outside #[test] functions: a panic is a failed assertion"
-)]
 
-mod client_support;
+use crate::client_support;
 
 use std::convert::Infallible;
 use std::sync::Arc;
