@@ -7,13 +7,6 @@
 //! xtask ci` sets it). Without `MCPWIRE_NPM_TOOLS` the test skips with a
 //! message; with `MCPWIRE_REQUIRE_EXTERNAL=1` it fails instead.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
@@ -86,7 +79,7 @@ async fn the_typescript_sdk_reads_skill_files_whose_bytes_match_the_manifest() {
     ];
     // The script must sit beside the SDK's node_modules to import it.
     let script = tools.join("mcpwire-read-skill-files.mjs");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ts/read_skill_files.mjs");
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/ts/read_skill_files.mjs");
     std::fs::copy(&source, &script).unwrap();
     let node = std::env::var("MCPWIRE_NODE").unwrap_or_else(|_| "node".to_owned());
     let child = tokio::process::Command::new(node)

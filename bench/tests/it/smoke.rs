@@ -2,7 +2,7 @@
 //! `cargo xtask bench` cannot rot: every server of every part must answer
 //! every call, and the report must carry its ratio columns and targets.
 
-mod support;
+use crate::support;
 
 use mcpwire_bench::suite::scenarios::Role;
 use mcpwire_bench::suite::{self, Part, Settings, report};

@@ -4,12 +4,6 @@
 //! Not a transcript: the change notification and the call's answer travel
 //! separately, so their order is not fixed.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::time::Duration;
 
 use mcpwire_jsonrpc::Packet;

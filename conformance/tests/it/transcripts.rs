@@ -3,11 +3,6 @@
 //! transport (no Node, no network). The format is described in
 //! `transcripts/README.md`.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "tests: a panic is a failed assertion, as clippy.toml allows inside tests"
-)]
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
