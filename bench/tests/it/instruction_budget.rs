@@ -32,7 +32,8 @@ fn server_instructions_per_call_stay_within_budget() {
         eprintln!("skipped: valgrind is not installed");
         return;
     }
-    let budgets: Value = serde_json::from_str(include_str!("../../instruction-budget.json")).unwrap();
+    let budgets: Value =
+        serde_json::from_str(include_str!("../../instruction-budget.json")).unwrap();
     let budgets = &budgets[build_profile()];
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -17,12 +17,9 @@ mod random;
 #[cfg(any(feature = "client", feature = "authorization-server"))]
 mod address;
 
-use std::future::Future;
-use std::pin::Pin;
-
 /// A boxed, sendable future, as the object-safe traits of this crate
-/// (fetchers, verifiers, stores) return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// (fetchers, verifiers, stores) return: the workspace's one shape.
+pub use mcpwire_jsonrpc::BoxFuture;
 
 #[cfg(feature = "authorization-server")]
 pub mod authorization_server;

@@ -154,8 +154,9 @@ const RULES: &[Rule] = &[
             "mcpwire-jsonrpc",
         ]),
         forbidden: &[],
-        why: "auth depends on types at most, and on mcpwire-http only for its optional \
-              client Authorizer adapter (DESIGN.md, Layers)",
+        why: "auth depends on the codec (for the one BoxFuture) and types at most, and on \
+              mcpwire-http only for its client (the HTTPS stack of HyperFetch and the optional \
+              Authorizer adapter) (DESIGN.md, Layers)",
     },
     Rule {
         krate: "mcpwire-server",
