@@ -71,6 +71,14 @@ async fn the_everything_server_over_streamable_http_has_no_failures() {
             "2026-07-28"
         ]
     );
+    // The 2026-07-28 standard headers were checked (a missing and a
+    // mismatched `Mcp-Method`, each refused with 400 HeaderMismatch).
+    let headers = report
+        .passed
+        .iter()
+        .filter(|pass| pass.rule == "HTTP-HEADERS-2026")
+        .count();
+    assert_eq!(headers, 2, "{}", report.to_text());
 }
 
 /// A binary of another workspace package, built first if needed (cargo

@@ -4,7 +4,8 @@
 //! a default when absent), a foreign `Origin` and `Host` refused with 403
 //! on a loopback server, 400 without the issued session id, and 404 for an
 //! unknown session and for one after its DELETE. At 2026-07-28 (no
-//! sessions): a foreign `Origin` refused. For a legacy HTTP+SSE endpoint:
+//! sessions): a foreign `Origin` refused, and a missing or mismatched
+//! `Mcp-Method` header refused with 400 and `HeaderMismatch`. For a legacy HTTP+SSE endpoint:
 //! a foreign `Origin` refused.
 
 use http::{Method, StatusCode};
@@ -69,6 +70,70 @@ async fn stateless_checks(http: &Http<'_>, version: ProtocolVersion, run: &mut R
         .header("mcp-method", "server/discover")
         .header("origin", FOREIGN_ORIGIN);
     origin_refused(http, run, request, "HTTP-03").await;
+    // The standard headers repeat the body for intermediaries: a server
+    // that routes by them must refuse a request whose headers disagree
+    // with its body, or lack them (400 with HeaderMismatch).
+    let mismatched = Request::post(&discover)
+        .header("mcp-protocol-version", version.as_str())
+        .header("mcp-method", "tools/list");
+    header_mismatch_refused(
+        http,
+        run,
+        mismatched,
+        "an Mcp-Method header unlike the body's method",
+    )
+    .await;
+    let missing = Request::post(&discover).header("mcp-protocol-version", version.as_str());
+    header_mismatch_refused(http, run, missing, "a request without Mcp-Method").await;
+}
+
+/// The rule of the 2026-07-28 standard headers (`Mcp-Method`, `Mcp-Name`;
+/// REQUIREMENTS.md has no id for it yet): streamable-http.mdx, "Server
+/// validation".
+const STANDARD_HEADERS: &str = "HTTP-HEADERS-2026";
+
+/// `request` breaks the 2026-07-28 standard-header rules: it must get 400
+/// with `HeaderMismatch` (-32020).
+async fn header_mismatch_refused(http: &Http<'_>, run: &mut Run, request: Request, what: &str) {
+    let sent = request.to_json();
+    let fix = "answer a request whose Mcp-Method / Mcp-Name headers are missing or differ from the body with 400 and the JSON-RPC error -32020 (HeaderMismatch)";
+    let answer = match http.send(request).await {
+        Ok(answer) => answer,
+        Err(error) => {
+            return run.find(
+                (STANDARD_HEADERS, Level::Fail),
+                error,
+                (Some(&sent), None),
+                fix,
+            );
+        }
+    };
+    let code = serde_json::from_str::<Value>(&answer.body)
+        .ok()
+        .and_then(|body| body["error"]["code"].as_i64());
+    match (answer.status, code) {
+        (StatusCode::BAD_REQUEST, Some(-32020)) => {
+            run.pass(STANDARD_HEADERS, format!("{what} got 400 HeaderMismatch"));
+        }
+        (StatusCode::BAD_REQUEST, _) => {
+            let message = format!("{what} got 400 without the error -32020");
+            run.find(
+                (STANDARD_HEADERS, Level::Warn),
+                message,
+                (Some(&sent), Some(answer.to_json())),
+                fix,
+            );
+        }
+        (status, _) => {
+            let message = format!("{what} got {status}, not 400");
+            run.find(
+                (STANDARD_HEADERS, Level::Fail),
+                message,
+                (Some(&sent), Some(answer.to_json())),
+                fix,
+            );
+        }
+    }
 }
 
 async fn session_checks(http: &Http<'_>, version: ProtocolVersion, run: &mut Run) {
