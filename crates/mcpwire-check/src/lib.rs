@@ -22,7 +22,9 @@
 //! stdio it also checks that the server exits when its stdin closes; over
 //! HTTP, at every session revision: 202 for a notification, the
 //! protocol-version header (bad: 400; absent: served), a foreign `Origin`
-//! and `Host`, session ids and 404 after DELETE; over the legacy HTTP+SSE
+//! and `Host`, session ids and 404 after DELETE (at 2026-07-28, which has
+//! no sessions: a foreign `Origin`, and a missing or mismatched `Mcp-Method`
+//! header, 400 with `HeaderMismatch`); over the legacy HTTP+SSE
 //! transport, a foreign `Origin`. With [`Options::with_call_tools`], one
 //! more connection calls every tool with arguments synthesized from its
 //! input schema and checks the results, `structuredContent`, progress and
