@@ -10,6 +10,9 @@
 
 mod support;
 
+#[path = "oauth_client/fuzz_corpus.rs"]
+mod fuzz_corpus;
+
 use std::sync::Arc;
 
 use bytes::Bytes;

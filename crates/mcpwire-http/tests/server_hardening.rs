@@ -14,6 +14,7 @@ mod server_support;
 mod hardening {
     pub(crate) mod bounds;
     pub(crate) mod connections;
+    pub(crate) mod fuzz_corpus;
     pub(crate) mod identity;
     pub(crate) mod rebinding;
     pub(crate) mod routing;

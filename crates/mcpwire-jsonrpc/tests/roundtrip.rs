@@ -15,6 +15,9 @@ use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use serde_json::Value;
 
+#[path = "roundtrip/fuzz_corpus.rs"]
+mod fuzz_corpus;
+
 fn json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),

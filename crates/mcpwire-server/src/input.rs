@@ -409,7 +409,7 @@ fn multi_round_trip(method: &str, version: ProtocolVersion) -> bool {
 
 /// What a request's sealed state is bound to (made only for the multi
 /// round-trip requests that carry one).
-fn state_binding(method: &str, name: &str) -> String {
+pub(crate) fn state_binding(method: &str, name: &str) -> String {
     format!("{method}\n{name}")
 }
 

@@ -2,6 +2,9 @@
 
 use mcpwire_server::cursor::{InvalidCursor, Page, decode_cursor, encode_cursor};
 
+#[path = "blocks_cursor/fuzz_corpus.rs"]
+mod fuzz_corpus;
+
 /// Follows `next_cursor` from the first page to the last, returning the pages' items.
 fn walk(items: &[u32], page_size: usize) -> Result<Vec<Vec<u32>>, InvalidCursor> {
     let mut pages = Vec::new();

@@ -143,7 +143,7 @@ mod store;
 #[cfg(any(test, feature = "store-contract"))]
 pub mod store_contract;
 mod transport;
-mod validate;
+pub(crate) mod validate;
 mod writer;
 
 pub use body::{HttpResponse, ResponseBody, ResponseFuture};

@@ -30,7 +30,7 @@
 
 mod clock;
 mod record;
-mod serve;
+pub(crate) mod serve;
 mod start;
 mod store;
 #[cfg(any(test, feature = "store-contract"))]
