@@ -18,4 +18,5 @@ mod hardening {
     pub(crate) mod identity;
     pub(crate) mod rebinding;
     pub(crate) mod routing;
+    pub(crate) mod soak;
 }
