@@ -22,6 +22,11 @@ pub mod client;
 #[cfg(feature = "server")]
 pub mod server;
 
+/// Private parsers opened to the fuzz targets and their corpus replays.
+#[cfg(all(feature = "server", feature = "client"))]
+#[doc(hidden)]
+pub mod fuzz_hooks;
+
 /// The README's examples, compiled (and run) as doctests.
 #[cfg(all(doctest, feature = "server"))]
 #[doc = include_str!("../README.md")]

@@ -426,13 +426,18 @@ fn multi_round_trip(method: &str, version: ProtocolVersion) -> bool {
 /// rejecting state presented by a different principal" (MRTR server
 /// requirements; ELIC-34, SEC-10).
 fn state_binding(method: &str, name: &str, ctx: &Context) -> String {
-    match RequestIdentity::of(ctx.transport_context()) {
+    let owner = RequestIdentity::of(ctx.transport_context()).map(RequestIdentity::owner_key);
+    binding_text(method, name, owner.as_deref())
+}
+
+/// The text a state is sealed to: the request, and its owner's key when
+/// it has one (shared with the fuzz hooks, which seal and open as the
+/// runtime does).
+pub(crate) fn binding_text(method: &str, name: &str, owner: Option<&str>) -> String {
+    match owner {
         // No method is named `owner`, so a bound binding never equals an
         // unbound one; the owner's length keeps it apart from the name.
-        Some(identity) => {
-            let owner = identity.owner_key();
-            format!("owner\n{}\n{owner}\n{method}\n{name}", owner.len())
-        }
+        Some(owner) => format!("owner\n{}\n{owner}\n{method}\n{name}", owner.len()),
         None => format!("{method}\n{name}"),
     }
 }

@@ -54,6 +54,9 @@ pub mod cursor;
 mod dispatch;
 mod driver;
 mod error;
+/// Private parsers opened to the fuzz targets and their corpus replays.
+#[doc(hidden)]
+pub mod fuzz_hooks;
 mod handler;
 mod input;
 mod listen;

@@ -15,6 +15,8 @@ mod support;
 mod authorization_server_flow;
 #[cfg(feature = "authorization-server")]
 mod authorization_server_limits;
+#[cfg(feature = "client")]
+mod fuzz_corpus;
 #[cfg(feature = "authorization-server")]
 mod jwks_cache;
 #[cfg(feature = "client")]

@@ -25,12 +25,12 @@ mod authorizer;
 mod body;
 mod connector;
 mod error;
-mod metadata;
+pub(crate) mod metadata;
 mod options;
 mod post;
 mod shared;
 mod stream;
-mod tool_headers;
+pub(crate) mod tool_headers;
 
 use std::fmt;
 use std::sync::Arc;

@@ -143,7 +143,7 @@ mod stateless;
 pub mod store_contract;
 mod stream_response;
 mod transport;
-mod validate;
+pub(crate) mod validate;
 
 pub use body::{HttpResponse, ResponseBody, ResponseFuture};
 pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMode};

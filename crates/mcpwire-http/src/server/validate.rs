@@ -172,7 +172,7 @@ fn plain_header(headers: &HeaderMap, name: &str) -> Result<Option<String>, Strin
 }
 
 /// Like [`plain_header`], decoding the `=?base64?…?=` form (strictly).
-fn encoded_header(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
+pub(crate) fn encoded_header(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
     let Some(text) = plain_header(headers, name)? else {
         return Ok(None);
     };

@@ -10,6 +10,9 @@
 
 mod classify;
 mod codec;
+// The JSON writer's corpus needs the writer (feature `fast-json`).
+#[cfg(feature = "fast-json")]
+mod fuzz_corpus;
 #[cfg(feature = "memory")]
 mod memory;
 mod roundtrip;

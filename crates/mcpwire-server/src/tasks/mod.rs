@@ -29,7 +29,7 @@
 //! with its own cancellation signal.
 
 mod clock;
-mod serve;
+pub(crate) mod serve;
 mod start;
 /// The contract every [`TaskStore`] keeps (`mcpwire_store::tasks::store_contract`).
 #[cfg(any(test, feature = "store-contract"))]

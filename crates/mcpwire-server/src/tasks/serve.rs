@@ -179,12 +179,12 @@ impl Tasks {
 }
 
 /// The opaque cursor after the task `task_id` (TASK-39: clients never read it).
-fn encode_cursor(task_id: &str) -> String {
+pub(crate) fn encode_cursor(task_id: &str) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("after:{task_id}"))
 }
 
-fn decode_cursor(cursor: &str) -> Option<String> {
+pub(crate) fn decode_cursor(cursor: &str) -> Option<String> {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)

@@ -16,6 +16,7 @@
 
 mod downgrade;
 mod examples;
+mod fuzz_corpus;
 mod model;
 mod routing;
 mod strict;

@@ -5,6 +5,8 @@
 
 pub(crate) mod bounds;
 pub(crate) mod connections;
+pub(crate) mod fuzz_corpus;
 pub(crate) mod identity;
 pub(crate) mod rebinding;
 pub(crate) mod routing;
+pub(crate) mod soak;
