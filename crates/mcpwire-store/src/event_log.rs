@@ -376,6 +376,7 @@ impl EventStore for MemoryEventStore {
         if let Some(log) = logs.sessions.remove(session) {
             logs.total -= log.total;
             logs.bytes -= log.bytes;
+            crate::shrink_sparse(&mut logs.sessions);
         }
         Box::pin(async { Ok(()) })
     }

@@ -50,6 +50,7 @@ mod key_ring;
 mod session;
 #[cfg(any(test, feature = "store-contract"))]
 pub mod store_contract;
+mod tables;
 pub mod tasks;
 
 pub use bus::{Envelope, Inbox, MessageBus, PostExtensions, StreamEvent, Subscription};
@@ -61,6 +62,7 @@ pub use events::{EventStore, Replay, StoredEvent, StreamKey};
 pub use identity::RequestIdentity;
 pub use key_ring::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use session::{SessionId, SessionRecord, SessionStore};
+pub use tables::{shrink_sparse, shrink_sparse_set};
 
 /// The README's examples, compiled (and run) as doctests.
 #[cfg(doctest)]

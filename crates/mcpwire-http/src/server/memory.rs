@@ -131,20 +131,26 @@ impl SessionStore for MemorySessionStore {
     }
 
     fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool> {
-        let existed = lock(&self.sessions).remove(id).is_some();
+        let mut sessions = lock(&self.sessions);
+        let existed = sessions.remove(id).is_some();
+        mcpwire_store::shrink_sparse(&mut sessions);
+        drop(sessions);
         Box::pin(async move { Ok(existed) })
     }
 
     fn take_expired(&self) -> StoreFuture<'_, Vec<SessionId>> {
         let now = Instant::now();
         let mut expired = Vec::new();
-        lock(&self.sessions).retain(|id, entry| {
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|id, entry| {
             let live = entry.deadline > now;
             if !live {
                 expired.push(id.clone());
             }
             live
         });
+        mcpwire_store::shrink_sparse(&mut sessions);
+        drop(sessions);
         Box::pin(async move { Ok(expired) })
     }
 
@@ -283,7 +289,10 @@ impl MessageBus for MemoryBus {
     }
 
     fn close(&self, session: &SessionId) -> StoreFuture<'_, ()> {
-        lock(&self.slots).remove(session);
+        let mut slots = lock(&self.slots);
+        slots.remove(session);
+        mcpwire_store::shrink_sparse(&mut slots);
+        drop(slots);
         Box::pin(async { Ok(()) })
     }
 }

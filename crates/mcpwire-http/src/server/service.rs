@@ -71,6 +71,7 @@ impl Shared {
             *count -= 1;
             if *count == 0 {
                 open.remove(id);
+                mcpwire_store::shrink_sparse(&mut open);
             }
         }
     }
@@ -97,7 +98,9 @@ impl Shared {
         if let Err(error) = self.config.events.remove_session(id).await {
             tracing::warn!(%error, "could not drop a session's events");
         }
-        lock(&self.local_sessions).remove(id);
+        let mut local = lock(&self.local_sessions);
+        local.remove(id);
+        mcpwire_store::shrink_sparse_set(&mut local);
     }
 
     /// Expires idle sessions. Sessions with a connection open here are

@@ -9,4 +9,3 @@ pub(crate) mod fuzz_corpus;
 pub(crate) mod identity;
 pub(crate) mod rebinding;
 pub(crate) mod routing;
-pub(crate) mod soak;
