@@ -271,8 +271,10 @@ impl Config {
     /// How long a connection may take to send the head of a request
     /// (default 10 s): the first bytes of a new connection, and every later
     /// request head. It is also how long an idle HTTP/1.1 keep-alive
-    /// connection waits for its next request, and how long an HTTP/2
-    /// keep-alive ping waits for its answer. Applied by
+    /// connection waits for its next request, how long an HTTP/2
+    /// connection may go without starting a request before it is told to
+    /// go away (its open streams finish), and how long an HTTP/2 keep-alive
+    /// ping waits for its answer. Applied by
     /// [`serve`](super::serve()), which hyper-level limits need.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.connections.header_read_timeout = timeout;

@@ -7,6 +7,8 @@ use core::future::{Future, IntoFuture};
 use core::pin::Pin;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use http::{Request, Response};
@@ -302,10 +304,16 @@ async fn connection<S, B>(
     B: SendBody,
 {
     let local = stream.local_addr().ok();
+    // When the connection's last request began: an HTTP/2 connection that
+    // starts none for the idle bound is told to go away (below).
+    let opened = tokio::time::Instant::now();
+    let last_request = Arc::new(AtomicU64::new(0));
+    let seen = last_request.clone();
     let service = service.map_request(move |mut request: Request<Incoming>| {
         if let Some(local) = local {
             request.extensions_mut().insert(LocalAddr(local));
         }
+        seen.store(millis_since(opened), Ordering::Relaxed);
         request
     });
     // Sniffed here rather than by the auto builder, which would leave hyper an 8 KiB larger
@@ -356,7 +364,14 @@ async fn connection<S, B>(
         builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
     tokio::pin!(connection);
     let mut stopping = false;
+    // HTTP/2 has no keep-alive timeout of hyper's for a peer that answers
+    // its pings but never sends a request: such a connection would hold one
+    // of `max_connections` for ever. After the same bound as an idle
+    // HTTP/1.1 connection it gets a GOAWAY; streams still open finish.
+    let idle = limits.header_read_timeout;
     loop {
+        let last = Duration::from_millis(last_request.load(Ordering::Relaxed));
+        let idle_until = opened + last + idle;
         tokio::select! {
             result = connection.as_mut() => {
                 if let Err(error) = result {
@@ -368,6 +383,24 @@ async fn connection<S, B>(
                 stopping = true;
                 connection.as_mut().graceful_shutdown();
             }
+            () = tokio::time::sleep_until(idle_until), if http2 && !stopping => {
+                // A request that began meanwhile moved the bound on.
+                if millis_since(opened) >= last_request.load(Ordering::Relaxed) + millis(idle) {
+                    tracing::debug!("an HTTP/2 connection started no request within the idle bound");
+                    stopping = true;
+                    connection.as_mut().graceful_shutdown();
+                }
+            }
         }
     }
+}
+
+/// Milliseconds since `start`, saturated.
+fn millis_since(start: tokio::time::Instant) -> u64 {
+    millis(start.elapsed())
+}
+
+/// `duration` in whole milliseconds, saturated.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

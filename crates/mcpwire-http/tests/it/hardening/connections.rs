@@ -198,3 +198,28 @@ async fn a_client_that_stops_reading_is_disconnected_and_its_session_expires() {
     }
     drop(stream);
 }
+
+/// An HTTP/2 connection that answers the server's pings but never starts
+/// a request is told to go away after the idle bound (the header read
+/// timeout, as for an idle HTTP/1.1 connection) instead of holding one of
+/// the `max_connections` slots for ever.
+#[cfg(feature = "client")]
+#[tokio::test]
+async fn an_idle_http2_connection_that_answers_pings_is_closed() {
+    let server = TestServer::start(short_heads(), test_runtime()).await;
+    let stream = within(TcpStream::connect(server.addr)).await.unwrap();
+    // hyper's client answers every ping; its connection future ends only
+    // when the server closes the connection.
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake::<_, _, http_body_util::Empty<bytes::Bytes>>(
+            hyper_util::rt::TokioExecutor::new(),
+            hyper_util::rt::TokioIo::new(stream),
+        )
+        .await
+        .unwrap();
+    // Generous: the bound is 0.4 s and pings go every 3 s; 10 s covers a
+    // loaded two-core machine.
+    let ended = tokio::time::timeout(Duration::from_secs(10), connection).await;
+    assert!(ended.is_ok(), "an idle HTTP/2 connection stayed open");
+    drop(sender);
+}
