@@ -222,7 +222,7 @@ where
         let mut connections = JoinSet::new();
         // One permit per open connection: at the cap, new connections wait
         // in the listener's backlog until one closes.
-        let slots = std::sync::Arc::new(Semaphore::new(limits.max_connections.max(1)));
+        let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
         loop {
             let slot = tokio::select! {
                 slot = slots.clone().acquire_owned() => slot,
