@@ -8,9 +8,13 @@
 //! `http://ADDR/mcp` as its first line of stdout once it listens, and exits
 //! when stdin closes. `--nodelay` hosts on plain hyper HTTP/1.1 with
 //! `TCP_NODELAY` instead of `mcpwire_http::server::serve`.
-//! `--threads N` picks the runtime: 1 is a current-thread runtime (used
-//! under callgrind, where threads only add scheduling noise), otherwise a
-//! multi-thread runtime with N workers (default: one per core).
+//! Over stdio it is served as the README writes a stdio server, with
+//! `Host::run_stdio` (a current-thread runtime of its own);
+//! `--multi-thread` serves it on tokio's default multi-threaded runtime
+//! instead, as `#[tokio::main]` would. Over HTTP `--threads N` picks the
+//! runtime: 1 is a current-thread runtime (used under callgrind, where
+//! threads only add scheduling noise), otherwise a multi-thread runtime
+//! with N workers (default: one per core).
 
 // The HTTP mode reports its URL on stdout before serving.
 #![allow(clippy::print_stdout)]
@@ -20,6 +24,7 @@ use std::time::Duration;
 use http::Request;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use mcpwire::Host as _;
 use mcpwire_http::server::{Config, LocalAddr, ResponseMode, StreamableHttp, serve};
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, Tool};
@@ -60,10 +65,11 @@ fn build() -> Result<Server, mcpwire_server::BuildError> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let http = option(&args, "--http");
     let threads = option(&args, "--threads")
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(0);
-    let runtime = if threads == 1 {
+    let runtime = if threads == 1 || http.is_none() && !has(&args, "--multi-thread") {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
@@ -75,8 +81,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         builder.enable_all().build()?
     };
     let server = build()?;
+    if http.is_none() && !has(&args, "--multi-thread") {
+        // As the README writes a stdio server: its own current-thread runtime.
+        return server.run_stdio().map_err(Into::into);
+    }
     let outcome = runtime.block_on(async {
-        match option(&args, "--http") {
+        match http {
             Some(address) => serve_http(server, &address, &args).await,
             None => server
                 .serve(mcpwire_stdio::stdio())

@@ -87,13 +87,14 @@ pub fn stdio(bins: &Binaries) -> Vec<Scenario> {
                 role: Role::Ours,
                 command: ServerCommand::new(&bins.bench_server, &["--stdio"]),
             },
-            // The same server on a current-thread runtime, a user's choice
-            // for a server of one peer: what the default multi-threaded
-            // runtime's wake-ups across threads cost.
+            // The same server on tokio's default multi-threaded runtime
+            // (`#[tokio::main]` and `serve_stdio().await`) rather than
+            // `run_stdio`'s current-thread one: what the wake-ups across
+            // threads cost a server of one peer.
             Target {
-                label: "mcpwire current-thread",
+                label: "mcpwire multi-thread",
                 role: Role::Ours,
-                command: ServerCommand::new(&bins.bench_server, &["--stdio", "--threads", "1"]),
+                command: ServerCommand::new(&bins.bench_server, &["--stdio", "--multi-thread"]),
             },
             Target {
                 label: "raw pipe echo",

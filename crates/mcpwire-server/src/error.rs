@@ -165,6 +165,10 @@ pub enum ServeError {
     /// The transport failed.
     #[error("transport failed: {0}")]
     Transport(Box<dyn std::error::Error + Send + Sync>),
+    /// No runtime could be set up to serve on (a blocking `run_*` host was
+    /// called within a tokio runtime, or the runtime failed to build).
+    #[error("no runtime to serve on: {0}")]
+    Runtime(std::io::Error),
 }
 
 /// Why a request the server sent to its client has no result.

@@ -17,7 +17,7 @@ mod sealed {
 /// One-call hosting for a [`Server`] (bring it in with `use mcpwire::prelude::*`).
 ///
 /// Its methods exist with the transport features they use: `serve_stdio`
-/// with `stdio`, `into_http_service` with `http`, `into_legacy_sse_service`
+/// and `run_stdio` with `stdio`, `into_http_service` with `http`, `into_legacy_sse_service`
 /// with `http-legacy`.
 pub trait Host: sealed::Sealed {
     /// Serves this server on the process's own stdin and stdout until the
@@ -28,6 +28,42 @@ pub trait Host: sealed::Sealed {
     fn serve_stdio(
         &self,
     ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_;
+
+    /// The whole `main` of a stdio server: serves this server on stdin and
+    /// stdout on a runtime of its own until the client closes stdin, with
+    /// no `#[tokio::main]` and no tokio dependency of yours.
+    ///
+    /// ```no_run
+    /// use mcpwire::prelude::*;
+    ///
+    /// fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     Server::builder("hello", "1.0.0")
+    ///         .typed_tool(Tool::named("hi"), |_ctx: Context, _: serde_json::Value| async {
+    ///             Ok::<_, HandlerError>("hi".to_owned())
+    ///         })
+    ///         .build()?
+    ///         .run_stdio()?;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// The runtime is tokio's current-thread one. A stdio server answers one
+    /// client, and one thread answers it sooner and with less CPU than a
+    /// pool of workers waking each other for every message (measured in
+    /// `docs/performance.md`, rows `mcpwire` against `mcpwire
+    /// multi-thread`). Handlers may still `tokio::spawn` and
+    /// `spawn_blocking`; a handler that computes for long holds the one
+    /// thread, so give such work to `spawn_blocking`.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Runtime`](mcpwire_server::ServeError::Runtime) when
+    /// called within a tokio runtime (`.serve_stdio().await` is the way
+    /// there) or when the runtime cannot be built; otherwise as
+    /// [`serve_stdio`](Self::serve_stdio).
+    #[cfg(feature = "stdio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
+    fn run_stdio(&self) -> Result<(), mcpwire_server::ServeError>;
 
     /// The Streamable HTTP endpoint of this server as a
     /// `tower::Service<http::Request<_>>` whose `Mcp-Param-*` header checks
@@ -54,6 +90,26 @@ impl Host for Server {
         &self,
     ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_ {
         self.serve(mcpwire_stdio::stdio())
+    }
+
+    #[cfg(feature = "stdio")]
+    fn run_stdio(&self) -> Result<(), mcpwire_server::ServeError> {
+        use mcpwire_server::ServeError;
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(ServeError::Runtime(std::io::Error::other(
+                "run_stdio was called within a tokio runtime: use `serve_stdio().await` there",
+            )));
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(ServeError::Runtime)?;
+        let served = runtime.block_on(self.serve_stdio());
+        // When stdin is not a pipe (a terminal, a file) tokio reads it on a
+        // blocking thread that cannot be interrupted: do not wait for it
+        // longer than a moment that lets finishing blocking work end.
+        runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+        served
     }
 
     #[cfg(feature = "http")]
@@ -103,5 +159,26 @@ impl mcpwire_http::server::ToolParamHeaders for CatalogParamHeaders {
             })
             .filter(|headers| !headers.is_empty())
             .map(Into::into)
+    }
+}
+
+#[cfg(all(test, feature = "stdio"))]
+mod tests {
+    use super::Host as _;
+    use mcpwire_server::{ServeError, Server};
+
+    /// `run_stdio` builds a runtime of its own; within one, tokio would
+    /// panic on the nested `block_on`, so it answers with an error instead
+    /// (and never touches the test process's stdin).
+    #[tokio::test]
+    async fn run_stdio_within_a_runtime_is_an_error_not_a_panic() {
+        let server = Server::builder("nested", "1.0.0")
+            .build()
+            .expect("an empty server builds");
+        let refused = server.run_stdio();
+        assert!(
+            matches!(&refused, Err(ServeError::Runtime(error)) if error.to_string().contains("serve_stdio")),
+            "{refused:?}"
+        );
     }
 }

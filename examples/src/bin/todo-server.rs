@@ -28,14 +28,12 @@ async fn all(ctx: Context, uri: String) -> Result<ReadResourceResult, HandlerErr
     Ok(ReadResourceResult::text(uri, "text/plain", todos))
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     Server::builder("todo", "1.0.0")
         .state(Todos::default())
         .derived_tool(Tool::named("add").description("Adds a todo."), add)
         .resource(Resource::new("todo://all", "todos"), all)
         .build()?
-        .serve_stdio()
-        .await?;
+        .run_stdio()?;
     Ok(())
 }
