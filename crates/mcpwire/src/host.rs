@@ -89,7 +89,11 @@ impl Host for Server {
     fn serve_stdio(
         &self,
     ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_ {
-        self.serve(mcpwire_stdio::stdio())
+        // stdin and stdout are opened at the first poll, within the runtime
+        // that polls: opened outside one they could not be registered with
+        // its reactor and would be read and written on blocking threads, a
+        // hand-off per message (a future made before `block_on` would be).
+        async move { self.serve(mcpwire_stdio::stdio()).await }
     }
 
     #[cfg(feature = "stdio")]
