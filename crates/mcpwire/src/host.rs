@@ -86,14 +86,12 @@ pub trait Host: sealed::Sealed {
 
 impl Host for Server {
     #[cfg(feature = "stdio")]
-    fn serve_stdio(
-        &self,
-    ) -> impl Future<Output = Result<(), mcpwire_server::ServeError>> + Send + '_ {
-        // stdin and stdout are opened at the first poll, within the runtime
-        // that polls: opened outside one they could not be registered with
-        // its reactor and would be read and written on blocking threads, a
-        // hand-off per message (a future made before `block_on` would be).
-        async move { self.serve(mcpwire_stdio::stdio()).await }
+    // An `async fn`: stdin and stdout are opened at the first poll, within
+    // the runtime that polls. Opened outside one (a future made before
+    // `block_on`) they could not be registered with its reactor and would
+    // be read and written on blocking threads, a hand-off per message.
+    async fn serve_stdio(&self) -> Result<(), mcpwire_server::ServeError> {
+        self.serve(mcpwire_stdio::stdio()).await
     }
 
     #[cfg(feature = "stdio")]
