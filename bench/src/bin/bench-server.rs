@@ -28,7 +28,8 @@ use mcpwire::Host as _;
 use mcpwire_http::server::{Config, LocalAddr, ResponseMode, StreamableHttp, serve};
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, Tool};
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::json;
 use tower_service::Service as _;
 
 /// The value following `flag` on the command line.
@@ -42,6 +43,12 @@ fn has(args: &[String], flag: &str) -> bool {
     args.iter().any(|arg| arg == flag)
 }
 
+/// The echo tool's arguments, read straight from the request's text.
+#[derive(Deserialize)]
+struct Echo {
+    text: String,
+}
+
 /// The echo server.
 fn build() -> Result<Server, mcpwire_server::BuildError> {
     let schema = json!({
@@ -51,15 +58,9 @@ fn build() -> Result<Server, mcpwire_server::BuildError> {
     });
     let echo = Tool::new("echo", schema).description("Returns its text.");
     Server::builder("mcpwire-bench-server", env!("CARGO_PKG_VERSION"))
-        .tool(
-            echo,
-            |_ctx: Context, mut args: Map<String, Value>| async move {
-                match args.remove("text") {
-                    Some(Value::String(text)) => Ok(CallToolResult::text(text)),
-                    _ => Err(HandlerError::tool("`text` must be a string")),
-                }
-            },
-        )
+        .typed_tool(echo, |_ctx: Context, Echo { text }| async move {
+            Ok::<_, HandlerError>(CallToolResult::text(text))
+        })
         .build()
 }
 
