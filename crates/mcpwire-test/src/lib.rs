@@ -1,8 +1,10 @@
 //! Test support shared by mcpwire's crates, the conformance tools and the
 //! benchmarks; never published: the round-robin proxy that puts several
-//! server instances behind one URL ([`proxy`]) and the throwaway PKI of the
-//! HTTPS tests ([`tls`]).
+//! server instances behind one URL ([`proxy`]), the throwaway PKI of the
+//! HTTPS tests ([`tls`]), and the replay of fuzz corpora as tests
+//! ([`corpus`]).
 
+pub mod corpus;
 pub mod proxy;
 pub mod tls;
 

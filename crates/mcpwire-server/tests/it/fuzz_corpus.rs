@@ -2,34 +2,15 @@
 //! through the same checks the targets run (`fuzz/checks/`), so that CI
 //! keeps every input a fuzzing run found interesting passing on stable.
 
-#![allow(
-    clippy::unwrap_used,
-    reason = "test helpers outside #[test] functions: an unreadable corpus is a failed test"
-)]
-
 #[path = "../../fuzz/checks/server_tokens.rs"]
 mod server_tokens;
 #[path = "../../fuzz/checks/uri_template.rs"]
 mod uri_template;
 
-/// Feeds every file of `fuzz/corpus/{target}` to `check`, the function the
-/// fuzz target calls: each must pass its property without panicking.
+/// The corpus of `target`, replayed through `check` (see
+/// [`mcpwire_test::corpus::replay`]).
 fn replay(target: &str, check: fn(&[u8])) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
-    let mut inputs = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() {
-            // Named on stderr, which the harness shows when the test fails.
-            eprintln!("{}", path.display());
-            check(&std::fs::read(&path).unwrap());
-            inputs += 1;
-        }
-    }
-    // The corpus is checked in: an empty one would make this test vacuous.
-    assert!(inputs > 0, "no corpus in {}", dir.display());
+    mcpwire_test::corpus::replay(env!("CARGO_MANIFEST_DIR"), target, check);
 }
 
 #[test]
