@@ -130,6 +130,33 @@ impl SessionStore for MemorySessionStore {
         Box::pin(async move { Ok(number) })
     }
 
+    fn touch_and_open_stream(
+        &self,
+        id: &SessionId,
+        idle: Duration,
+        caller: Option<&str>,
+    ) -> StoreFuture<'_, Option<(SessionRecord, u64)>> {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        let opened = match sessions.get_mut(id) {
+            // Expired: gone for requests already; the sweep frees it.
+            Some(entry) if entry.deadline <= now => None,
+            // Another identity gets what an unknown id gets (SEC-10).
+            Some(entry) if entry.owner.is_some() && entry.owner.as_deref() != caller => None,
+            Some(entry) => {
+                entry.deadline = now + idle;
+                let number = entry.next_stream;
+                entry.next_stream += 1;
+                let record =
+                    SessionRecord::new(id.clone(), entry.version).owned_by(entry.owner.clone());
+                Some((record, number))
+            }
+            None => None,
+        };
+        drop(sessions);
+        Box::pin(async move { Ok(opened) })
+    }
+
     fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool> {
         let mut sessions = lock(&self.sessions);
         let existed = sessions.remove(id).is_some();
@@ -320,6 +347,12 @@ mod tests {
     async fn session_store_binds_a_session_to_its_owner() {
         let store = MemorySessionStore::new();
         store_contract::session_store_binds_a_session_to_its_owner(&store).await;
+    }
+
+    #[tokio::test]
+    async fn session_store_touches_and_opens_a_stream_at_once() {
+        let store = MemorySessionStore::new();
+        store_contract::session_store_touches_and_opens_a_stream_at_once(&store).await;
     }
 
     #[tokio::test]
