@@ -498,9 +498,10 @@ pub async fn session_store_touches_and_opens_a_stream_at_once(store: &dyn Sessio
 
 /// Checks the bus's routing rules on one session: publishing to a stream
 /// nobody holds reports `false`; a new connection to a stream replaces
-/// (ends) the previous one; a registered runtime receives what is
-/// delivered; closing the session ends its inbox and its connections, and
-/// later deliveries report `false`.
+/// (ends) the previous one, whether made by `subscribe` or
+/// `subscribe_now`; a registered runtime receives what is delivered;
+/// closing the session ends its inbox and its connections, and later
+/// deliveries report `false`.
 ///
 /// Callers with a way to count registered runtimes should check after this
 /// that none is left.
@@ -526,6 +527,30 @@ pub async fn message_bus_replaces_a_stream_connection_and_reports_absent_ones(
         None,
         "a new connection to a stream ends the previous one",
     );
+    // A bus that attaches at once does it as `subscribe` does.
+    let mut second = match bus.subscribe_now(&key, 4) {
+        Some(mut now) => {
+            expect_eq(
+                next(&mut second, "the connection replaced at once").await,
+                None,
+                "subscribe_now ends the previous connection as subscribe does",
+            );
+            assert!(
+                ok(bus.publish(&key, StreamEvent::Pause).await, "publish"),
+                "store contract: publishing to a stream held by subscribe_now reports true"
+            );
+            expect_eq(
+                next(&mut now, "the connection attached at once").await,
+                Some(StreamEvent::Pause),
+                "a connection attached by subscribe_now receives what is published",
+            );
+            ok(
+                bus.subscribe(&key, 4).await,
+                "subscribe after subscribe_now",
+            )
+        }
+        None => second,
+    };
     assert!(
         ok(bus.publish(&key, StreamEvent::Pause).await, "publish"),
         "store contract: publishing to a held stream reports true"

@@ -240,6 +240,21 @@ impl MemoryBus {
         Self::default()
     }
 
+    /// Attaches a connection to a stream (see [`MessageBus::subscribe`]).
+    fn attach(&self, key: &StreamKey, capacity: usize) -> Subscription {
+        let mut slots = lock(&self.slots);
+        match slots.get_mut(&key.session) {
+            Some(slot) => {
+                let (sender, receiver) = pipe(capacity);
+                // Replacing the sender drops the old one: the earlier
+                // connection sees its stream end.
+                slot.streams.insert(key.stream, sender);
+                Box::pin(receiver)
+            }
+            None => Box::pin(futures_util::stream::empty()),
+        }
+    }
+
     /// How many session runtimes are registered.
     pub fn runtime_count(&self) -> usize {
         lock(&self.slots).len()
@@ -289,19 +304,12 @@ impl MessageBus for MemoryBus {
     }
 
     fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription> {
-        let mut slots = lock(&self.slots);
-        let subscription: Subscription = match slots.get_mut(&key.session) {
-            Some(slot) => {
-                let (sender, receiver) = pipe(capacity);
-                // Replacing the sender drops the old one: the earlier
-                // connection sees its stream end.
-                slot.streams.insert(key.stream, sender);
-                Box::pin(receiver)
-            }
-            None => Box::pin(futures_util::stream::empty()),
-        };
-        drop(slots);
+        let subscription = self.attach(key, capacity);
         Box::pin(async move { Ok(subscription) })
+    }
+
+    fn subscribe_now(&self, key: &StreamKey, capacity: usize) -> Option<Subscription> {
+        Some(self.attach(key, capacity))
     }
 
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {

@@ -350,12 +350,16 @@ async fn session_post(
             .await
             .map_err(|e| store_failed(&e))?;
     }
-    // Subscribe before delivering, so that nothing the runtime sends is missed.
-    let subscription = config
-        .bus
-        .subscribe(&key, config.stream_buffer)
-        .await
-        .map_err(|e| store_failed(&e))?;
+    // Subscribe before delivering, so that nothing the runtime sends is
+    // missed (at once when the bus can: no future to box).
+    let subscription = match config.bus.subscribe_now(&key, config.stream_buffer) {
+        Some(subscription) => subscription,
+        None => config
+            .bus
+            .subscribe(&key, config.stream_buffer)
+            .await
+            .map_err(|e| store_failed(&e))?,
+    };
     let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
     envelope.extensions = extensions;
     if !config
