@@ -3,10 +3,7 @@
 //! bounded, expired lazily and by the server's sweeper.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcpwire_types::ProtocolVersion;
@@ -14,8 +11,8 @@ use tokio::time::Instant;
 
 use super::pipe::{PipeSender, TrySendError, pipe};
 use mcpwire_store::{
-    Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreError, StoreFuture,
-    StreamEvent, StreamKey, Subscription,
+    Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreFuture, StreamEvent,
+    StreamKey, Subscription, answered, done,
 };
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
@@ -25,44 +22,6 @@ type FastHash = ahash::RandomState;
 /// the maps consistent after each single insert or remove.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A store future already resolved to `Ok(VALUE)`. It is zero-sized, so
-/// boxing it into a [`StoreFuture`] allocates nothing: what the in-memory
-/// bus answers when it can answer at once (most deliveries and publishes).
-struct Answered<const VALUE: bool>;
-
-impl<const VALUE: bool> Future for Answered<VALUE> {
-    type Output = Result<bool, StoreError>;
-
-    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(Ok(VALUE))
-    }
-}
-
-/// A store future already resolved to `Ok(())`, zero-sized like [`Answered`].
-struct Done;
-
-impl Future for Done {
-    type Output = Result<(), StoreError>;
-
-    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(Ok(()))
-    }
-}
-
-/// `Ok(value)` as a store future, without an allocation.
-fn answered(value: bool) -> StoreFuture<'static, bool> {
-    if value {
-        Box::pin(Answered::<true>)
-    } else {
-        Box::pin(Answered::<false>)
-    }
-}
-
-/// `Ok(())` as a store future, without an allocation.
-fn done() -> StoreFuture<'static, ()> {
-    Box::pin(Done)
 }
 
 /// Session records in this process's memory.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
 
 use bytes::{BufMut, Bytes, BytesMut};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use http::StatusCode;
 use http::header::HeaderValue;
 use mcpwire_jsonrpc::{ErrorCode, Message, Packet};
@@ -386,9 +386,19 @@ fn gone(stateless: bool) -> HttpResponse {
 fn forget_stream(shared: &Arc<Shared>, key: &Option<StreamKey>) {
     if let Some(key) = key.clone() {
         let events = shared.config.events.clone();
-        tokio::spawn(async move {
+        run_soon(async move {
             let _ = events.forget(&key).await;
         });
+    }
+}
+
+/// Runs `work`, a store call whose outcome nobody awaits: at once when it
+/// finishes at once (an in-memory store's does), otherwise in a task of its
+/// own. The usual case then costs no task per stream.
+fn run_soon(work: impl Future<Output = ()> + Send + 'static) {
+    let mut work = Box::pin(work);
+    if (&mut work).now_or_never().is_none() {
+        tokio::spawn(work);
     }
 }
 
@@ -533,7 +543,7 @@ impl SseState {
                     // log would only hold memory until evicted (a session
                     // answering 64 KiB calls over SSE held ~100 MiB).
                     let events = self.guard.shared.config.events.clone();
-                    tokio::spawn(async move {
+                    run_soon(async move {
                         let _ = events.completed(&key).await;
                     });
                 }
