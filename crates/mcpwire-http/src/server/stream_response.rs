@@ -15,7 +15,7 @@ use mcpwire_types::{McpErrorCode, ProtocolVersion};
 use tokio::sync::watch;
 use tokio::time::Sleep;
 
-use super::beat::Watch;
+use super::beat::{Beat, Watch};
 use super::body::{HttpResponse, frames, json, sse};
 use super::config::ResponseMode;
 use super::names::SESSION_ID;
@@ -138,7 +138,7 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         // answers with SSE, to send it), on the server's keep-alive beat
         // rather than a timer of its own.
         let deadline = match out.mode {
-            ResponseMode::Auto => shared.beat.as_ref().map(|beat| beat.watch()),
+            ResponseMode::Auto => shared.beat.as_ref().map(Beat::watch),
             _ => None,
         };
         match next_decisive(&mut out, deadline.as_ref()).await {
@@ -460,7 +460,7 @@ impl SseState {
         standalone: bool,
     ) -> Self {
         let config = &shared.config;
-        let keep_alive = shared.beat.as_ref().map(|beat| beat.watch());
+        let keep_alive = shared.beat.as_ref().map(Beat::watch);
         let poll = config
             .poll_after
             .filter(|_| polling)
