@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::small_queue::SmallQueue;
 use crate::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
@@ -76,7 +77,9 @@ struct SessionLog {
 
 #[derive(Debug, Default)]
 struct StreamLog {
-    events: VecDeque<(u64, StoredEvent)>,
+    /// Inline while it holds one event (a POST stream's answer): opening
+    /// and logging a stream allocates nothing then.
+    events: SmallQueue<(u64, StoredEvent)>,
     finished: bool,
     delivered: u64,
 }

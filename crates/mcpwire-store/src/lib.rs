@@ -48,6 +48,7 @@ mod events;
 mod identity;
 mod key_ring;
 mod session;
+mod small_queue;
 #[cfg(any(test, feature = "store-contract"))]
 pub mod store_contract;
 mod tables;
