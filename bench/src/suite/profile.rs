@@ -105,8 +105,33 @@ pub fn diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool
     ]
 }
 
-/// Profiles every scenario of [`scenarios`] and [`diagnostic_scenarios`]
-/// with `calls.0` and `calls.1` calls (a fifth of them for the latter).
+/// Small-message scenarios profiled without a budget, at the budgeted
+/// scenarios' call counts: H2 (HTTP with SSE answers, 16 connections),
+/// whose streams cost what JSON answers do not (priming events, framing,
+/// keep-alive). Their names start with `P-`.
+pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool, Load)> {
+    let load = Load {
+        concurrency: 16,
+        size: SMALL,
+        era: Era::Handshake,
+        warmup: Duration::ZERO,
+        duration: Duration::from_secs(300),
+        max_calls: None,
+    };
+    vec![(
+        "P-H2 http-sse-16-200B".to_owned(),
+        ServerCommand::new(
+            &bins.bench_server,
+            &["--http", "127.0.0.1:0", "--sse", "--threads", "1"],
+        ),
+        true,
+        load,
+    )]
+}
+
+/// Profiles every scenario of [`scenarios`], [`small_diagnostic_scenarios`]
+/// and [`diagnostic_scenarios`] with `calls.0` and `calls.1` calls (a fifth
+/// of them for the last).
 pub fn run_all(
     runtime: &tokio::runtime::Runtime,
     bins: &Binaries,
@@ -114,6 +139,7 @@ pub fn run_all(
 ) -> Vec<Profile> {
     let budgeted = scenarios(bins)
         .into_iter()
+        .chain(small_diagnostic_scenarios(bins))
         .map(|scenario| (scenario, calls));
     let large_calls = ((calls.0 / 5).max(1), (calls.1 / 5).max(2));
     let diagnostic = diagnostic_scenarios(bins)

@@ -70,6 +70,31 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 return redis.call('HINCRBY', KEYS[1], 'n', 1)
 ";
 
+/// `TOUCH` and `NEXT_STREAM` at once for a caller, `ARGV[3]` (`=` and its
+/// owner key, or empty without one): nil when the record is gone or bound
+/// to another identity (then neither refreshed nor numbered), otherwise
+/// `{revision or '', owner as in TOUCH, stream number}`.
+const TOUCH_AND_OPEN: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
+local o = redis.call('HGET', KEYS[1], 'o')
+if o then
+  o = '=' .. o
+  if o ~= ARGV[3] then return nil end
+else
+  o = ''
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+local keep = tonumber(ARGV[2]) * 2
+if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then v = '' end
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+return {v, o, tostring(n)}
+";
+
 /// Removes the deadline entries that passed and returns their ids, also
 /// deleting any hash left behind: `KEYS[1]` the set, `ARGV[1]` the hash
 /// key prefix, `ARGV[2]` the most to take.
@@ -212,6 +237,47 @@ impl SessionStore for RedisSessionStore {
             self.redis
                 .eval::<Option<u64>>("numbering a stream", &invocation)
                 .await
+        })
+    }
+
+    fn touch_and_open_stream(
+        &self,
+        id: &SessionId,
+        idle: Duration,
+        caller: Option<&str>,
+    ) -> StoreFuture<'_, Option<(SessionRecord, u64)>> {
+        let (record, deadlines) = (self.record_key(id), self.deadlines_key());
+        let id = id.clone();
+        let caller = caller.map_or_else(String::new, |caller| format!("={caller}"));
+        Box::pin(async move {
+            let script = script(TOUCH_AND_OPEN);
+            let mut invocation = script.prepare_invoke();
+            invocation
+                .key(record)
+                .key(deadlines)
+                .arg(id.as_str())
+                .arg(millis(idle))
+                .arg(caller);
+            let found: Option<Vec<String>> = self
+                .redis
+                .eval("opening a stream of a session", &invocation)
+                .await?;
+            let Some(fields) = found else {
+                return Ok(None);
+            };
+            let Some(number) = fields.get(2).and_then(|text| text.parse::<u64>().ok()) else {
+                return Err(mcpwire_store::StoreError::new(
+                    "Redis answered a stream number that is not one",
+                ));
+            };
+            let owner = fields
+                .get(1)
+                .and_then(|text| text.strip_prefix('='))
+                .map(str::to_owned);
+            Ok(Some((
+                record_of(id, fields.first().map(String::as_str), owner),
+                number,
+            )))
         })
     }
 

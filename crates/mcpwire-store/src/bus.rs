@@ -62,7 +62,10 @@ impl Envelope {
         stream: Option<u64>,
         answers_only: bool,
     ) -> Self {
-        let classified = Classified(Some((payload.clone(), Box::new(inbound))));
+        // Kept inline, not boxed: an envelope crosses the in-memory bus by
+        // move (one allocation less per POST; the bus's queue holds no
+        // buffer for one envelope in flight).
+        let classified = Classified(Some((payload.clone(), inbound)));
         Self {
             classified,
             ..Self::new(payload, stream, answers_only)
@@ -82,7 +85,7 @@ impl Envelope {
                 if source.as_ptr() == self.payload.as_ptr()
                     && source.len() == self.payload.len() =>
             {
-                *inbound
+                inbound
             }
             _ => Inbound::from_slice(&self.payload),
         }
@@ -93,7 +96,7 @@ impl Envelope {
 /// in comparing envelopes (the payloads decide) and never leaves the
 /// process: a bus that moves an envelope elsewhere sends `payload` only.
 #[derive(Clone)]
-struct Classified(Option<(Bytes, Box<Inbound>)>);
+struct Classified(Option<(Bytes, Inbound)>);
 
 impl PartialEq for Classified {
     fn eq(&self, _other: &Self) -> bool {
@@ -201,6 +204,14 @@ pub trait MessageBus: Send + Sync + 'static {
     /// connection attached before; the subscription ends when it is
     /// replaced or detached, or the session is closed.
     fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription>;
+
+    /// [`MessageBus::subscribe`] for a bus that can attach a connection at
+    /// once, without a future (an in-memory bus): `None` when it cannot,
+    /// and the caller then calls `subscribe`. The default is `None`.
+    fn subscribe_now(&self, key: &StreamKey, capacity: usize) -> Option<Subscription> {
+        let _ = (key, capacity);
+        None
+    }
 
     /// Offers an event to the connection attached to a stream, waiting
     /// while that connection's buffer is full (back-pressure); `false` when

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::small_queue::SmallQueue;
 use crate::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
@@ -76,7 +77,9 @@ struct SessionLog {
 
 #[derive(Debug, Default)]
 struct StreamLog {
-    events: VecDeque<(u64, StoredEvent)>,
+    /// Inline while it holds one event (a POST stream's answer): opening
+    /// and logging a stream allocates nothing then.
+    events: SmallQueue<(u64, StoredEvent)>,
     finished: bool,
     delivered: u64,
 }
@@ -294,19 +297,19 @@ impl EventStore for MemoryEventStore {
             logs.total -= old.total;
             logs.bytes -= old.bytes;
         }
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
         if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session) {
             session.streams.entry(key.stream).or_default();
         }
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
         lock(&self.logs).append(key, event, self.limits);
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
@@ -318,7 +321,7 @@ impl EventStore for MemoryEventStore {
                 session.streams.remove(&key.stream);
             }
         }
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
@@ -349,12 +352,12 @@ impl EventStore for MemoryEventStore {
         {
             stream.delivered = stream.delivered.max(seq);
         }
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
         lock(&self.logs).forget(key);
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn completed(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
@@ -368,7 +371,7 @@ impl EventStore for MemoryEventStore {
         if let Some(stream) = oldest {
             logs.forget(&StreamKey::new(key.session.clone(), stream));
         }
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
@@ -378,7 +381,7 @@ impl EventStore for MemoryEventStore {
             logs.bytes -= log.bytes;
             crate::shrink_sparse(&mut logs.sessions);
         }
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     fn count(&self) -> StoreFuture<'_, usize> {

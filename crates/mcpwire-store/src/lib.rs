@@ -48,6 +48,7 @@ mod events;
 mod identity;
 mod key_ring;
 mod session;
+mod small_queue;
 #[cfg(any(test, feature = "store-contract"))]
 pub mod store_contract;
 mod tables;
@@ -56,7 +57,7 @@ pub mod tasks;
 pub use bus::{Envelope, Inbox, MessageBus, PostExtensions, StreamEvent, Subscription};
 pub use change_feed::{Change, ChangeFeed, ChangeReceiver, ChangeSink};
 pub use config::UseStores;
-pub use error::{StoreError, StoreFuture};
+pub use error::{StoreError, StoreFuture, answered, done};
 pub use event_log::MemoryEventStore;
 pub use events::{EventStore, Replay, StoredEvent, StreamKey};
 pub use identity::RequestIdentity;

@@ -137,7 +137,7 @@ pub trait SessionStore: Send + Sync + 'static {
     /// bound to nobody (`docs/security.md` lists the stores that do).
     fn set_owner(&self, id: &SessionId, owner: &str) -> StoreFuture<'_, ()> {
         let _ = (id, owner);
-        Box::pin(async { Ok(()) })
+        crate::done()
     }
 
     /// Allocates the number of a new stream of the session (1, 2, ...; 0 is
@@ -145,6 +145,36 @@ pub trait SessionStore: Send + Sync + 'static {
     /// are never reused within a session, which keeps event ids unique
     /// across its streams (HTTP-31).
     fn next_stream(&self, id: &SessionId) -> StoreFuture<'_, Option<u64>>;
+
+    /// What a POST holding a request needs of the store, in one round
+    /// trip: touches `id` as [`SessionStore::touch`] does and, when the
+    /// session is live and [admits](SessionRecord::admits) `caller`,
+    /// allocates the number of a new stream as
+    /// [`SessionStore::next_stream`] does. `None` when the session is
+    /// unknown, expired or removed, or bound to another identity; then no
+    /// stream number is taken.
+    ///
+    /// The default calls `touch` then `next_stream`; a store that can do
+    /// both at once (under one lock, in one script) should.
+    fn touch_and_open_stream(
+        &self,
+        id: &SessionId,
+        idle: Duration,
+        caller: Option<&str>,
+    ) -> StoreFuture<'_, Option<(SessionRecord, u64)>> {
+        let id = id.clone();
+        let caller = caller.map(str::to_owned);
+        Box::pin(async move {
+            let Some(record) = self
+                .touch(&id, idle)
+                .await?
+                .filter(|record| record.admits(caller.as_deref()))
+            else {
+                return Ok(None);
+            };
+            Ok(self.next_stream(&id).await?.map(|stream| (record, stream)))
+        })
+    }
 
     /// Removes a session; `true` if it existed.
     fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool>;

@@ -405,11 +405,103 @@ pub async fn session_store_binds_a_session_to_its_owner(store: &dyn SessionStore
     );
 }
 
+/// Checks [`SessionStore::touch_and_open_stream`], the one round trip of
+/// a POST holding a request: it numbers streams in the same sequence as
+/// `next_stream`, returns the record (its revision and owner), refuses an
+/// unknown session and another identity than the owner's without taking a
+/// stream number, and refuses a removed session.
+///
+/// The store must be empty.
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn session_store_touches_and_opens_a_stream_at_once(store: &dyn SessionStore) {
+    let (s, owned) = (session("contract-open"), session("contract-open-owned"));
+    let unknown = session("contract-open-unknown");
+    let idle = Duration::from_secs(60);
+    ok(store.create(&s, idle).await, "create");
+    ok(
+        store
+            .set_version(&s, mcpwire_types::ProtocolVersion::V2025_11_25)
+            .await,
+        "set_version",
+    );
+    let (record, first) = ok(
+        store.touch_and_open_stream(&s, idle, None).await,
+        "touch_and_open_stream",
+    )
+    .expect("store contract: a live session opens a stream");
+    expect_eq(first, 1, "stream numbers start at 1");
+    expect_eq(
+        record.version,
+        Some(mcpwire_types::ProtocolVersion::V2025_11_25),
+        "touch_and_open_stream returns the negotiated revision",
+    );
+    expect_eq(
+        ok(store.next_stream(&s).await, "next_stream"),
+        Some(2),
+        "touch_and_open_stream and next_stream share one sequence",
+    );
+    let (_, third) = ok(
+        store.touch_and_open_stream(&s, idle, Some("anyone")).await,
+        "touch_and_open_stream",
+    )
+    .expect("store contract: a session bound to nobody admits anyone");
+    expect_eq(third, 3, "stream numbers increase by 1");
+    expect_eq(
+        ok(
+            store.touch_and_open_stream(&unknown, idle, None).await,
+            "touch_and_open_stream of an unknown session",
+        ),
+        None,
+        "an unknown session opens no stream",
+    );
+    ok(store.create(&owned, idle).await, "create");
+    ok(store.set_owner(&owned, "alice").await, "set_owner");
+    for stranger in [None, Some("bob")] {
+        expect_eq(
+            ok(
+                store.touch_and_open_stream(&owned, idle, stranger).await,
+                "touch_and_open_stream by a stranger",
+            ),
+            None,
+            "a session bound to another identity opens no stream",
+        );
+    }
+    let (record, number) = ok(
+        store
+            .touch_and_open_stream(&owned, idle, Some("alice"))
+            .await,
+        "touch_and_open_stream by the owner",
+    )
+    .expect("store contract: the owner opens a stream");
+    expect_eq(
+        (record.owner.as_deref(), number),
+        (Some("alice"), 1),
+        "the owner's stream is numbered as if no stranger had tried",
+    );
+    assert!(
+        ok(store.remove(&s).await, "remove"),
+        "store contract: removing a live session reports true"
+    );
+    expect_eq(
+        ok(
+            store.touch_and_open_stream(&s, idle, None).await,
+            "touch_and_open_stream of a removed session",
+        ),
+        None,
+        "a removed session opens no stream",
+    );
+    ok(store.remove(&owned).await, "remove");
+}
+
 /// Checks the bus's routing rules on one session: publishing to a stream
 /// nobody holds reports `false`; a new connection to a stream replaces
-/// (ends) the previous one; a registered runtime receives what is
-/// delivered; closing the session ends its inbox and its connections, and
-/// later deliveries report `false`.
+/// (ends) the previous one, whether made by `subscribe` or
+/// `subscribe_now`; a registered runtime receives what is delivered;
+/// closing the session ends its inbox and its connections, and later
+/// deliveries report `false`.
 ///
 /// Callers with a way to count registered runtimes should check after this
 /// that none is left.
@@ -435,6 +527,30 @@ pub async fn message_bus_replaces_a_stream_connection_and_reports_absent_ones(
         None,
         "a new connection to a stream ends the previous one",
     );
+    // A bus that attaches at once does it as `subscribe` does.
+    let mut second = match bus.subscribe_now(&key, 4) {
+        Some(mut now) => {
+            expect_eq(
+                next(&mut second, "the connection replaced at once").await,
+                None,
+                "subscribe_now ends the previous connection as subscribe does",
+            );
+            assert!(
+                ok(bus.publish(&key, StreamEvent::Pause).await, "publish"),
+                "store contract: publishing to a stream held by subscribe_now reports true"
+            );
+            expect_eq(
+                next(&mut now, "the connection attached at once").await,
+                Some(StreamEvent::Pause),
+                "a connection attached by subscribe_now receives what is published",
+            );
+            ok(
+                bus.subscribe(&key, 4).await,
+                "subscribe after subscribe_now",
+            )
+        }
+        None => second,
+    };
     assert!(
         ok(bus.publish(&key, StreamEvent::Pause).await, "publish"),
         "store contract: publishing to a held stream reports true"

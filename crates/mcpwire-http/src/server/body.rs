@@ -13,7 +13,7 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use futures_util::Stream;
 use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{HeaderMap, Response, StatusCode};
@@ -263,43 +263,82 @@ where
 
 /// The SSE encoding of what the server writes: events, priming events,
 /// `retry:` fields and keep-alive comments.
+///
+/// Frames are appended to the buffer of the next write, sized exactly when
+/// it is empty: a buffer whose length is its capacity becomes `Bytes`
+/// without the extra allocation `Bytes` otherwise makes for it, so a write
+/// of one frame (a POST's answer) costs one allocation.
 pub(crate) mod frames {
-    use super::{BufMut, Bytes, BytesMut};
+    #[cfg(test)]
+    use super::Bytes;
 
-    /// An event carrying `data`, with the event id of event `seq` of stream
-    /// `stream` when given (`"{stream}-{seq}"`, see `stream_response::event_id`).
-    /// Each line of `data` becomes a `data:` line (packets are encoded on
-    /// one line, so there is normally one).
-    pub(crate) fn event(id: Option<(u64, u64)>, data: &[u8]) -> Bytes {
-        let mut out = BytesMut::with_capacity(data.len() + 48);
+    /// A comment that keeps an idle connection open.
+    pub(crate) const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+    /// Makes room for `additional` bytes: exactly in an empty buffer (one
+    /// frame is the usual write), amortized in a growing one (a replay).
+    fn reserve(out: &mut Vec<u8>, additional: usize) {
+        if out.is_empty() {
+            out.reserve_exact(additional);
+        } else {
+            out.reserve(additional);
+        }
+    }
+
+    /// Appends an event carrying `data`, with the event id of event `seq`
+    /// of stream `stream` when given (`"{stream}-{seq}"`, see
+    /// `stream_response::event_id`). Each line of `data` becomes a `data:`
+    /// line (packets are encoded on one line, so there is normally one).
+    pub(crate) fn put_event(out: &mut Vec<u8>, id: Option<(u64, u64)>, data: &[u8]) {
+        let id_len = id.map_or(0, |(stream, seq)| {
+            b"id: ".len() + decimal_len(stream) + 1 + decimal_len(seq) + 1
+        });
+        // One line, found with a vectorised search rather than a byte
+        // loop: answers may be megabytes.
+        let one_line = memchr::memchr2(b'\n', b'\r', data).is_none();
+        let data_len = if one_line {
+            b"data: ".len() + data.len() + 2
+        } else {
+            data.split(|&b| b == b'\n')
+                .map(|line| b"data: ".len() + strip_cr(line).len() + 1)
+                .sum::<usize>()
+                + 1
+        };
+        reserve(out, id_len + data_len);
         if let Some((stream, seq)) = id {
             // Written in place, without `format!`'s allocation and
             // formatting machinery: this runs for every event.
-            out.put_slice(b"id: ");
-            put_decimal(&mut out, stream);
-            out.put_u8(b'-');
-            put_decimal(&mut out, seq);
-            out.put_u8(b'\n');
+            out.extend_from_slice(b"id: ");
+            put_decimal(out, stream);
+            out.push(b'-');
+            put_decimal(out, seq);
+            out.push(b'\n');
         }
-        if memchr::memchr2(b'\n', b'\r', data).is_none() {
-            // One line, found with a vectorised search rather than a byte
-            // loop: answers may be megabytes.
-            out.put_slice(b"data: ");
-            out.put_slice(data);
-            out.put_slice(b"\n\n");
-            return out.freeze();
+        if one_line {
+            out.extend_from_slice(b"data: ");
+            out.extend_from_slice(data);
+            out.extend_from_slice(b"\n\n");
+            return;
         }
         for line in data.split(|&b| b == b'\n') {
-            out.put_slice(b"data: ");
-            out.put_slice(line.strip_suffix(b"\r").unwrap_or(line));
-            out.put_u8(b'\n');
+            out.extend_from_slice(b"data: ");
+            out.extend_from_slice(strip_cr(line));
+            out.push(b'\n');
         }
-        out.put_u8(b'\n');
-        out.freeze()
+        out.push(b'\n');
+    }
+
+    fn strip_cr(line: &[u8]) -> &[u8] {
+        line.strip_suffix(b"\r").unwrap_or(line)
+    }
+
+    /// How many decimal digits `number` has.
+    fn decimal_len(number: u64) -> usize {
+        number.checked_ilog10().map_or(1, |log| log as usize + 1)
     }
 
     /// Appends `number` in decimal.
-    fn put_decimal(out: &mut BytesMut, number: u64) {
+    fn put_decimal(out: &mut Vec<u8>, number: u64) {
         let mut digits = [0_u8; 20];
         let mut at = digits.len();
         let mut rest = number;
@@ -312,24 +351,42 @@ pub(crate) mod frames {
                 break;
             }
         }
-        out.put_slice(&digits[at..]);
+        out.extend_from_slice(&digits[at..]);
     }
 
-    /// The priming event of a resumable stream: an id, the reconnection
-    /// delay and empty data (HTTP-13, HTTP-16).
-    pub(crate) fn priming(id: &str, retry_millis: u64) -> Bytes {
-        Bytes::from(format!("id: {id}\nretry: {retry_millis}\ndata:\n\n"))
+    /// Appends the priming event of resumable stream `stream`: the id of
+    /// its event 0, the reconnection delay and empty data (HTTP-13,
+    /// HTTP-16).
+    pub(crate) fn put_priming(out: &mut Vec<u8>, stream: u64, retry_millis: u64) {
+        let len = b"id: ".len()
+            + decimal_len(stream)
+            + b"-0\nretry: ".len()
+            + decimal_len(retry_millis)
+            + b"\ndata:\n\n".len();
+        reserve(out, len);
+        out.extend_from_slice(b"id: ");
+        put_decimal(out, stream);
+        out.extend_from_slice(b"-0\nretry: ");
+        put_decimal(out, retry_millis);
+        out.extend_from_slice(b"\ndata:\n\n");
     }
 
-    /// A `retry:` field alone, sent before the server closes a connection
-    /// without ending the stream (HTTP-16, HTTP-28).
-    pub(crate) fn retry(retry_millis: u64) -> Bytes {
-        Bytes::from(format!("retry: {retry_millis}\n\n"))
+    /// Appends a `retry:` field alone, sent before the server closes a
+    /// connection without ending the stream (HTTP-16, HTTP-28).
+    pub(crate) fn put_retry(out: &mut Vec<u8>, retry_millis: u64) {
+        reserve(out, b"retry: ".len() + decimal_len(retry_millis) + 2);
+        out.extend_from_slice(b"retry: ");
+        put_decimal(out, retry_millis);
+        out.extend_from_slice(b"\n\n");
     }
 
-    /// A comment that keeps an idle connection open.
-    pub(crate) fn keep_alive() -> Bytes {
-        Bytes::from_static(b": keep-alive\n\n")
+    /// One event as bytes (tests).
+    #[cfg(test)]
+    pub(crate) fn event(id: Option<(u64, u64)>, data: &[u8]) -> Bytes {
+        let mut out = Vec::new();
+        put_event(&mut out, id, data);
+        assert_eq!(out.len(), out.capacity(), "frames are sized exactly");
+        Bytes::from(out)
     }
 }
 
@@ -392,11 +449,17 @@ mod tests {
             b"data: a\ndata: b\n\n"
         );
         assert_eq!(&frames::event(None, b"")[..], b"data: \n\n");
-        assert_eq!(
-            &frames::priming("3-0", 500)[..],
-            b"id: 3-0\nretry: 500\ndata:\n\n"
-        );
-        assert_eq!(&frames::retry(500)[..], b"retry: 500\n\n");
-        assert_eq!(&frames::keep_alive()[..], b": keep-alive\n\n");
+        let mut out = Vec::new();
+        frames::put_priming(&mut out, 3, 500);
+        assert_eq!(&out[..], b"id: 3-0\nretry: 500\ndata:\n\n");
+        assert_eq!(out.len(), out.capacity());
+        let mut out = Vec::new();
+        frames::put_retry(&mut out, 500);
+        assert_eq!(&out[..], b"retry: 500\n\n");
+        assert_eq!(out.len(), out.capacity());
+        // Frames after the first append to the same write.
+        frames::put_event(&mut out, Some((10, 0)), b"{}");
+        assert_eq!(&out[..], b"retry: 500\n\nid: 10-0\ndata: {}\n\n");
+        assert_eq!(frames::KEEP_ALIVE, b": keep-alive\n\n");
     }
 }

@@ -25,9 +25,10 @@ pub enum ResponseMode {
     /// status (400, 404) must be chosen before the body starts.
     Sse,
     /// JSON when the answer is the first thing the runtime sends about the
-    /// request and comes within the keep-alive interval; otherwise SSE, so
-    /// that progress, logs and requests to the client travel on the
-    /// request's own stream before the answer.
+    /// request and comes before a keep-alive comment is due (half to the
+    /// whole keep-alive interval, see [`Config::keep_alive`]); otherwise
+    /// SSE, so that progress, logs and requests to the client travel on
+    /// the request's own stream before the answer.
     #[default]
     Auto,
 }
@@ -321,7 +322,10 @@ impl Config {
     }
 
     /// The interval of keep-alive comments on idle SSE streams (default
-    /// 15 s; `None` sends none).
+    /// 15 s; `None` sends none): a stream silent for between half of it
+    /// and all of it sends one (the server keeps one timer for every
+    /// stream, ticking every half interval). An `Auto` POST whose first
+    /// event has not come by then answers with SSE.
     pub fn keep_alive(mut self, interval: Option<Duration>) -> Self {
         self.keep_alive = interval;
         self

@@ -1,7 +1,6 @@
 //! GET (the standalone stream, and resumption of any stream with
 //! `Last-Event-ID`) and DELETE (ending a session).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use http::StatusCode;
@@ -115,7 +114,7 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
         subscription,
         guard,
         Some(key.clone()),
-        VecDeque::new(),
+        Vec::new(),
         polling,
         standalone,
     );

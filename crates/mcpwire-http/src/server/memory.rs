@@ -3,20 +3,16 @@
 //! bounded, expired lazily and by the server's sweeper.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::Stream;
 use mcpwire_types::ProtocolVersion;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::pipe::{PipeSender, pipe};
+use super::pipe::{PipeSender, TrySendError, pipe};
 use mcpwire_store::{
     Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreFuture, StreamEvent,
-    StreamKey, Subscription,
+    StreamKey, Subscription, answered, done,
 };
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
@@ -26,21 +22,6 @@ type FastHash = ahash::RandomState;
 /// the maps consistent after each single insert or remove.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// A tokio receiver of boxed values as a `Stream` of the values. The bus
-/// boxes what it queues because tokio allocates a block of 32 slots with
-/// every channel, used or not: 32 pointers rather than 32 envelopes makes
-/// that 2 KB less for every session. (Streams use a `pipe`, which holds
-/// nothing until an event is queued.)
-struct BoxedReceiverStream<T>(mpsc::Receiver<Box<T>>);
-
-impl<T> Stream for BoxedReceiverStream<T> {
-    type Item = T;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.0.poll_recv(cx).map(|boxed| boxed.map(|value| *value))
-    }
 }
 
 /// Session records in this process's memory.
@@ -73,7 +54,7 @@ impl SessionStore for MemorySessionStore {
             next_stream: 1,
         };
         lock(&self.sessions).insert(id.clone(), entry);
-        Box::pin(async { Ok(()) })
+        done()
     }
 
     fn touch(&self, id: &SessionId, idle: Duration) -> StoreFuture<'_, Option<SessionRecord>> {
@@ -106,14 +87,14 @@ impl SessionStore for MemorySessionStore {
         if let Some(entry) = lock(&self.sessions).get_mut(id) {
             entry.owner = Some(owner.to_owned());
         }
-        Box::pin(async { Ok(()) })
+        done()
     }
 
     fn set_version(&self, id: &SessionId, version: ProtocolVersion) -> StoreFuture<'_, ()> {
         if let Some(entry) = lock(&self.sessions).get_mut(id) {
             entry.version = Some(version);
         }
-        Box::pin(async { Ok(()) })
+        done()
     }
 
     fn next_stream(&self, id: &SessionId) -> StoreFuture<'_, Option<u64>> {
@@ -128,6 +109,33 @@ impl SessionStore for MemorySessionStore {
             number
         });
         Box::pin(async move { Ok(number) })
+    }
+
+    fn touch_and_open_stream(
+        &self,
+        id: &SessionId,
+        idle: Duration,
+        caller: Option<&str>,
+    ) -> StoreFuture<'_, Option<(SessionRecord, u64)>> {
+        let now = Instant::now();
+        let mut sessions = lock(&self.sessions);
+        let opened = match sessions.get_mut(id) {
+            // Expired: gone for requests already; the sweep frees it.
+            Some(entry) if entry.deadline <= now => None,
+            // Another identity gets what an unknown id gets (SEC-10).
+            Some(entry) if entry.owner.is_some() && entry.owner.as_deref() != caller => None,
+            Some(entry) => {
+                entry.deadline = now + idle;
+                let number = entry.next_stream;
+                entry.next_stream += 1;
+                let record =
+                    SessionRecord::new(id.clone(), entry.version).owned_by(entry.owner.clone());
+                Some((record, number))
+            }
+            None => None,
+        };
+        drop(sessions);
+        Box::pin(async move { Ok(opened) })
     }
 
     fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool> {
@@ -160,15 +168,18 @@ impl SessionStore for MemorySessionStore {
     }
 }
 
-/// A message bus within this process: session inboxes are tokio channels,
-/// stream connections are `pipe`s.
+/// A message bus within this process: session inboxes and stream
+/// connections are `pipe`s, which hold no buffer while they carry one
+/// message at a time, and take what fits at once without a future.
 #[derive(Debug, Default)]
 pub struct MemoryBus {
     slots: Mutex<HashMap<SessionId, Slot, FastHash>>,
 }
 
 struct Slot {
-    inbox: mpsc::Sender<Box<Envelope>>,
+    /// The runtime's inbox. Envelopes are queued as they are, not boxed:
+    /// the pipe allocates nothing for one message in flight.
+    inbox: PipeSender<Envelope>,
     /// The connection attached to each stream. A pipe rather than a tokio
     /// channel: one is made for every POST (see `pipe`).
     streams: HashMap<u64, PipeSender<StreamEvent>, FastHash>,
@@ -188,6 +199,21 @@ impl MemoryBus {
         Self::default()
     }
 
+    /// Attaches a connection to a stream (see [`MessageBus::subscribe`]).
+    fn attach(&self, key: &StreamKey, capacity: usize) -> Subscription {
+        let mut slots = lock(&self.slots);
+        match slots.get_mut(&key.session) {
+            Some(slot) => {
+                let (sender, receiver) = pipe(capacity);
+                // Replacing the sender drops the old one: the earlier
+                // connection sees its stream end.
+                slot.streams.insert(key.stream, sender);
+                Box::pin(receiver)
+            }
+            None => Box::pin(futures_util::stream::empty()),
+        }
+    }
+
     /// How many session runtimes are registered.
     pub fn runtime_count(&self) -> usize {
         lock(&self.slots).len()
@@ -204,41 +230,45 @@ impl MemoryBus {
 
 impl MessageBus for MemoryBus {
     fn register(&self, session: &SessionId, capacity: usize) -> StoreFuture<'_, Inbox> {
-        let (sender, receiver) = mpsc::channel(capacity.max(1));
+        let (sender, receiver) = pipe(capacity);
         let slot = Slot {
             inbox: sender,
             streams: HashMap::default(),
         };
         lock(&self.slots).insert(session.clone(), slot);
-        let inbox: Inbox = Box::pin(BoxedReceiverStream(receiver));
+        let inbox: Inbox = Box::pin(receiver);
         Box::pin(async move { Ok(inbox) })
     }
 
     fn deliver(&self, session: &SessionId, envelope: Envelope) -> StoreFuture<'_, bool> {
-        let inbox = lock(&self.slots)
-            .get(session)
-            .map(|slot| slot.inbox.clone());
-        Box::pin(async move {
-            match inbox {
-                Some(inbox) => Ok(inbox.send(Box::new(envelope)).await.is_ok()),
-                None => Ok(false),
+        let slots = lock(&self.slots);
+        let Some(slot) = slots.get(session) else {
+            return answered(false);
+        };
+        // Room in the inbox (the usual case): queued now, answered at once.
+        match slot.inbox.try_send(envelope) {
+            Ok(()) => answered(true),
+            Err(TrySendError::Closed(envelope)) => {
+                // Dropped outside the lock: its extensions may hold anything.
+                drop(slots);
+                drop(envelope);
+                answered(false)
             }
-        })
+            Err(TrySendError::Full(envelope)) => {
+                let inbox = slot.inbox.clone();
+                drop(slots);
+                Box::pin(async move { Ok(inbox.send(envelope).await.is_ok()) })
+            }
+        }
     }
 
     fn subscribe(&self, key: &StreamKey, capacity: usize) -> StoreFuture<'_, Subscription> {
-        let mut slots = lock(&self.slots);
-        let subscription: Subscription = match slots.get_mut(&key.session) {
-            Some(slot) => {
-                let (sender, receiver) = pipe(capacity);
-                // Replacing the sender drops the old one: the earlier
-                // connection sees its stream end.
-                slot.streams.insert(key.stream, sender);
-                Box::pin(receiver)
-            }
-            None => Box::pin(futures_util::stream::empty()),
-        };
+        let subscription = self.attach(key, capacity);
         Box::pin(async move { Ok(subscription) })
+    }
+
+    fn subscribe_now(&self, key: &StreamKey, capacity: usize) -> Option<Subscription> {
+        Some(self.attach(key, capacity))
     }
 
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
@@ -246,18 +276,39 @@ impl MessageBus for MemoryBus {
             event,
             StreamEvent::Message { last: true, .. } | StreamEvent::End
         );
-        let sender = {
-            let mut slots = lock(&self.slots);
-            let streams = slots.get_mut(&key.session).map(|slot| &mut slot.streams);
-            if fin {
-                // The stream ends with this event: its connection is taken
-                // out of the table now rather than looked up again once the
-                // event is delivered, and nothing can follow it there.
-                streams.and_then(|streams| streams.remove(&key.stream))
-            } else {
-                streams.and_then(|streams| streams.get(&key.stream).cloned())
-            }
+        let mut slots = lock(&self.slots);
+        let Some(streams) = slots.get_mut(&key.session).map(|slot| &mut slot.streams) else {
+            return answered(false);
         };
+        let Some(sender) = streams.get(&key.stream) else {
+            return answered(false);
+        };
+        // Room in the connection's buffer (the usual case): queued now,
+        // answered at once.
+        let event = match sender.try_send(event) {
+            Ok(()) => {
+                if fin {
+                    // The stream ends with this event: nothing can follow
+                    // it on this connection.
+                    streams.remove(&key.stream);
+                }
+                return answered(true);
+            }
+            Err(TrySendError::Closed(_)) => {
+                // The connection is gone: forget it.
+                streams.remove(&key.stream);
+                return answered(false);
+            }
+            Err(TrySendError::Full(event)) => event,
+        };
+        let sender = if fin {
+            // Taken out of the table now rather than looked up again once
+            // the event is delivered.
+            streams.remove(&key.stream)
+        } else {
+            streams.get(&key.stream).cloned()
+        };
+        drop(slots);
         let key = key.clone();
         Box::pin(async move {
             let Some(sender) = sender else {
@@ -285,7 +336,7 @@ impl MessageBus for MemoryBus {
         if let Some(slot) = lock(&self.slots).get_mut(&key.session) {
             slot.streams.remove(&key.stream);
         }
-        Box::pin(async { Ok(()) })
+        done()
     }
 
     fn close(&self, session: &SessionId) -> StoreFuture<'_, ()> {
@@ -293,7 +344,7 @@ impl MessageBus for MemoryBus {
         slots.remove(session);
         mcpwire_store::shrink_sparse(&mut slots);
         drop(slots);
-        Box::pin(async { Ok(()) })
+        done()
     }
 }
 
@@ -320,6 +371,12 @@ mod tests {
     async fn session_store_binds_a_session_to_its_owner() {
         let store = MemorySessionStore::new();
         store_contract::session_store_binds_a_session_to_its_owner(&store).await;
+    }
+
+    #[tokio::test]
+    async fn session_store_touches_and_opens_a_stream_at_once() {
+        let store = MemorySessionStore::new();
+        store_contract::session_store_touches_and_opens_a_stream_at_once(&store).await;
     }
 
     #[tokio::test]

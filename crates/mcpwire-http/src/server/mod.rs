@@ -124,6 +124,7 @@
 //! publishes them. The HTTP side subscribes before reading the log, and
 //! skips events by number, so resumption neither loses nor repeats events.
 
+mod beat;
 pub mod body;
 mod config;
 mod get;

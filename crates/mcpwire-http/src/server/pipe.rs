@@ -6,7 +6,10 @@
 //! dropped for every POST that holds a request (about 2,300 instructions
 //! per call of the HTTP echo benchmark, E2). A stream usually carries one
 //! event, its answer: a mutex around a queue that allocates on first use
-//! costs a fraction of that, with the same bound and back-pressure.
+//! costs a fraction of that, with the same bound and back-pressure. The
+//! oldest queued value sits in a slot of its own, so that a queue that
+//! never holds more than one value at once (a POST's answer, a session's
+//! inbox with one request in flight) never allocates a buffer.
 
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
@@ -20,6 +23,7 @@ use futures_util::Stream;
 /// is empty; senders fail once the receiver is dropped.
 pub(crate) fn pipe<T>(capacity: usize) -> (PipeSender<T>, PipeReceiver<T>) {
     let shared = Arc::new(Mutex::new(State {
+        first: None,
         queue: VecDeque::new(),
         capacity: capacity.max(1),
         receiver: None,
@@ -39,6 +43,9 @@ pub(crate) fn pipe<T>(capacity: usize) -> (PipeSender<T>, PipeReceiver<T>) {
 const SHRINK_ABOVE: usize = 16;
 
 struct State<T> {
+    /// The oldest queued value; `queue` holds the ones after it (so it is
+    /// empty whenever `first` is).
+    first: Option<T>,
     queue: VecDeque<T>,
     capacity: usize,
     /// The receiver's waker while it waits for a value.
@@ -48,6 +55,34 @@ struct State<T> {
     senders: Vec<Waker>,
     live_senders: usize,
     receiver_alive: bool,
+}
+
+impl<T> State<T> {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.queue.len()
+    }
+
+    fn push(&mut self, value: T) {
+        if self.first.is_none() {
+            self.first = Some(value);
+        } else {
+            self.queue.push_back(value);
+        }
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        let value = self.first.take()?;
+        self.first = self.queue.pop_front();
+        Some(value)
+    }
+}
+
+/// Why [`PipeSender::try_send`] queued nothing; the value comes back.
+pub(crate) enum TrySendError<T> {
+    /// The queue is at its bound.
+    Full(T),
+    /// The receiver is gone.
+    Closed(T),
 }
 
 /// Locks the state, ignoring poisoning: every critical section leaves it
@@ -85,7 +120,7 @@ impl<T> PipeSender<T> {
         if !state.receiver_alive {
             return Poll::Ready(Err(item));
         }
-        if state.queue.len() >= state.capacity {
+        if state.len() >= state.capacity {
             if !state
                 .senders
                 .iter()
@@ -96,13 +131,32 @@ impl<T> PipeSender<T> {
             *value = Some(item);
             return Poll::Pending;
         }
-        state.queue.push_back(item);
+        state.push(item);
         let receiver = state.receiver.take();
         drop(state);
         if let Some(receiver) = receiver {
             receiver.wake();
         }
         Poll::Ready(Ok(()))
+    }
+
+    /// Queues `value` if there is room now, without waiting: what a caller
+    /// that can answer at once (rather than with a future) uses first.
+    pub(crate) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        let mut state = lock(&self.shared);
+        if !state.receiver_alive {
+            return Err(TrySendError::Closed(value));
+        }
+        if state.len() >= state.capacity {
+            return Err(TrySendError::Full(value));
+        }
+        state.push(value);
+        let receiver = state.receiver.take();
+        drop(state);
+        if let Some(receiver) = receiver {
+            receiver.wake();
+        }
+        Ok(())
     }
 
     /// Whether `other` sends into the same queue.
@@ -140,7 +194,7 @@ impl<T> Stream for PipeReceiver<T> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut state = lock(&self.shared);
-        if let Some(value) = state.queue.pop_front() {
+        if let Some(value) = state.pop() {
             if state.queue.is_empty() && state.queue.capacity() > SHRINK_ABOVE {
                 // A long-lived stream (the standalone GET) keeps no buffer
                 // of a past burst while it idles.
@@ -168,7 +222,7 @@ impl<T> Drop for PipeReceiver<T> {
     fn drop(&mut self) {
         let mut state = lock(&self.shared);
         state.receiver_alive = false;
-        let queued = core::mem::take(&mut state.queue);
+        let queued = (state.first.take(), core::mem::take(&mut state.queue));
         let senders = core::mem::take(&mut state.senders);
         drop(state);
         // Dropped outside the lock: a value's own drop may do anything.
@@ -265,6 +319,27 @@ mod tests {
         assert_eq!(lock(&receiver.shared).queue.capacity(), 0);
         sender.send(40).await.unwrap();
         assert_eq!(receiver.next().await, Some(40));
+    }
+
+    #[tokio::test]
+    async fn try_send_queues_in_order_up_to_the_bound_and_gives_the_value_back() {
+        let (sender, mut receiver) = pipe(2);
+        assert!(sender.try_send(1).is_ok());
+        assert!(sender.try_send(2).is_ok());
+        assert!(matches!(sender.try_send(3), Err(TrySendError::Full(3))));
+        assert_eq!(receiver.next().await, Some(1));
+        sender.send(3).await.unwrap();
+        assert_eq!(receiver.next().await, Some(2));
+        assert_eq!(receiver.next().await, Some(3));
+        drop(receiver);
+        assert!(matches!(sender.try_send(4), Err(TrySendError::Closed(4))));
+        // One value at a time never needs the queue's buffer.
+        let (sender, mut receiver) = pipe(8);
+        for value in 0..3 {
+            assert!(sender.try_send(value).is_ok());
+            assert_eq!(receiver.next().await, Some(value));
+        }
+        assert_eq!(lock(&receiver.shared).queue.capacity(), 0);
     }
 
     #[tokio::test]

@@ -281,25 +281,6 @@ async fn session_post(
     let caller = caller_of(&extensions);
     let extensions = PostExtensions(Some(Arc::new(extensions)));
     let config = &shared.config;
-    let record = config
-        .sessions
-        .touch(&id, config.idle_timeout)
-        .await
-        .map_err(|e| store_failed(&e))?
-        // Another identity gets what an unknown id gets: nothing tells it
-        // the session exists.
-        .filter(|record| record.admits(caller.as_deref()))
-        .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
-    let batch = matches!(inbound, Inbound::Batch(_));
-    // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is
-    // refused whole with 400, before anything of it reaches the runtime
-    // (a batch of notifications must not get 202 either).
-    if batch && record.version.is_some_and(|v| !v.allows_batches()) {
-        return Err(invalid_request(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: JSON-RPC batches are allowed only in 2025-03-26 sessions; send one message per POST",
-        ));
-    }
     let expects_answer = match &inbound {
         Inbound::Single(message) => matches!(message, Message::Request(_)),
         Inbound::Batch(items) => items
@@ -307,7 +288,39 @@ async fn session_post(
             .any(|item| matches!(item, Ok(Message::Request(_)) | Err(_))),
         Inbound::Invalid(_) => true,
     };
-    if !expects_answer {
+    // A POST holding a request touches its session and numbers its stream
+    // in one store call (one Redis round trip). Another identity gets what
+    // an unknown id gets: nothing tells it the session exists.
+    let (record, stream) = if expects_answer {
+        let (record, stream) = config
+            .sessions
+            .touch_and_open_stream(&id, config.idle_timeout, caller.as_deref())
+            .await
+            .map_err(|e| store_failed(&e))?
+            .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+        (record, Some(stream))
+    } else {
+        let record = config
+            .sessions
+            .touch(&id, config.idle_timeout)
+            .await
+            .map_err(|e| store_failed(&e))?
+            .filter(|record| record.admits(caller.as_deref()))
+            .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+        (record, None)
+    };
+    let batch = matches!(inbound, Inbound::Batch(_));
+    // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is
+    // refused whole with 400, before anything of it reaches the runtime
+    // (a batch of notifications must not get 202 either). A stream number
+    // taken meanwhile is skipped: numbers need only be unique.
+    if batch && record.version.is_some_and(|v| !v.allows_batches()) {
+        return Err(invalid_request(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: JSON-RPC batches are allowed only in 2025-03-26 sessions; send one message per POST",
+        ));
+    }
+    let Some(stream) = stream else {
         // HTTP-09: notifications and responses are accepted with 202.
         let mut envelope = Envelope::classified(payload, inbound, None, false);
         envelope.extensions = extensions;
@@ -321,19 +334,13 @@ async fn session_post(
         } else {
             Err(empty(StatusCode::NOT_FOUND))
         };
-    }
+    };
     let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
         invalid_request(
             StatusCode::TOO_MANY_REQUESTS,
             "Too Many Requests: this session has too many open streams",
         )
     })?;
-    let stream = config
-        .sessions
-        .next_stream(&id)
-        .await
-        .map_err(|e| store_failed(&e))?
-        .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
     let key = StreamKey::new(id.clone(), stream);
     let answers_only = config.response_mode == ResponseMode::Json;
     if !answers_only {
@@ -343,12 +350,16 @@ async fn session_post(
             .await
             .map_err(|e| store_failed(&e))?;
     }
-    // Subscribe before delivering, so that nothing the runtime sends is missed.
-    let subscription = config
-        .bus
-        .subscribe(&key, config.stream_buffer)
-        .await
-        .map_err(|e| store_failed(&e))?;
+    // Subscribe before delivering, so that nothing the runtime sends is
+    // missed (at once when the bus can: no future to box).
+    let subscription = match config.bus.subscribe_now(&key, config.stream_buffer) {
+        Some(subscription) => subscription,
+        None => config
+            .bus
+            .subscribe(&key, config.stream_buffer)
+            .await
+            .map_err(|e| store_failed(&e))?,
+    };
     let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
     envelope.extensions = extensions;
     if !config

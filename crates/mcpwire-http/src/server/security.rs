@@ -133,7 +133,11 @@ fn split_host(authority: &str) -> &str {
 }
 
 fn is_loopback_name(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(is_loopback_ip)
+    // The usual loopback hosts first, compared rather than parsed: this
+    // runs on every request.
+    host == "127.0.0.1"
+        || host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(is_loopback_ip)
 }
 
 /// Whether `ip` is a loopback address, IPv4-mapped IPv6 ones included: on a

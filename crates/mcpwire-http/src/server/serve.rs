@@ -304,18 +304,6 @@ async fn connection<S, B>(
     B: SendBody,
 {
     let local = stream.local_addr().ok();
-    // When the connection's last request began: an HTTP/2 connection that
-    // starts none for the idle bound is told to go away (below).
-    let opened = tokio::time::Instant::now();
-    let last_request = Arc::new(AtomicU64::new(0));
-    let seen = last_request.clone();
-    let service = service.map_request(move |mut request: Request<Incoming>| {
-        if let Some(local) = local {
-            request.extensions_mut().insert(LocalAddr(local));
-        }
-        seen.store(millis_since(opened), Ordering::Relaxed);
-        request
-    });
     // Sniffed here rather than by the auto builder, which would leave hyper an 8 KiB larger
     // read buffer on every HTTP/1 connection (see `sniff`).
     // A peer that connects and sends nothing is held to the same deadline
@@ -339,6 +327,21 @@ async fn connection<S, B>(
             return;
         }
     };
+    // When the connection's last request began: an HTTP/2 connection that
+    // starts none for the idle bound is told to go away (below). Only
+    // HTTP/2 needs it: an HTTP/1 request costs no clock read for it.
+    let opened = tokio::time::Instant::now();
+    let last_request = Arc::new(AtomicU64::new(0));
+    let seen = http2.then(|| last_request.clone());
+    let service = service.map_request(move |mut request: Request<Incoming>| {
+        if let Some(local) = local {
+            request.extensions_mut().insert(LocalAddr(local));
+        }
+        if let Some(seen) = &seen {
+            seen.store(millis_since(opened), Ordering::Relaxed);
+        }
+        request
+    });
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // hyper's header read timeout needs a timer; it also closes idle
     // HTTP/1.1 keep-alive connections, since it runs while the connection

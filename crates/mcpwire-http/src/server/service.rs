@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use http::{Method, Request};
 use tokio::sync::watch;
 
+use super::beat::Beat;
 use super::body::{HttpResponse, ResponseFuture, SendBody, method_not_allowed};
 use super::config::Config;
 use super::transport::SessionTransport;
@@ -43,6 +44,8 @@ pub(crate) struct Shared {
     pub(crate) counters: Counters,
     pub(crate) shutdown: watch::Sender<bool>,
     sweeper_started: AtomicBool,
+    /// The keep-alive beat of SSE streams (`None` without keep-alives).
+    pub(crate) beat: Option<Arc<Beat>>,
 }
 
 impl Shared {
@@ -199,6 +202,7 @@ impl StreamableHttp {
         F: Fn(SessionTransport) + Send + Sync + 'static,
     {
         let (shutdown, _) = watch::channel(false);
+        let beat = config.keep_alive.map(Beat::new);
         Self {
             shared: Arc::new(Shared {
                 config,
@@ -208,6 +212,7 @@ impl StreamableHttp {
                 counters: Counters::default(),
                 shutdown,
                 sweeper_started: AtomicBool::new(false),
+                beat,
             }),
         }
     }

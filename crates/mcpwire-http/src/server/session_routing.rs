@@ -142,14 +142,20 @@ impl Routing {
     /// its answer would go to the wrong stream and leave the first one
     /// waiting forever.
     fn reused_id<'a>(&self, inbound: &'a Inbound) -> Option<&'a RequestId> {
+        // The first id needs no vector (most POSTs hold one request).
+        let mut first: Option<&RequestId> = None;
         let mut seen: Vec<&RequestId> = Vec::new();
         for id in request_ids(inbound) {
-            if self.routes.contains_key(id) || seen.contains(&id) {
+            if self.routes.contains_key(id) || first == Some(id) || seen.contains(&id) {
                 return Some(id);
             }
             // Batches are small (bounded by the body size): a linear scan
             // costs less than a set for the usual one or two requests.
-            seen.push(id);
+            if first.is_none() {
+                first = Some(id);
+            } else {
+                seen.push(id);
+            }
         }
         None
     }

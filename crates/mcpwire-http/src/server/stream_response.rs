@@ -2,21 +2,20 @@
 //! JSON response or an SSE body, with event ids, priming, keep-alive
 //! comments, polling closes (SEP-1699) and the bookkeeping of open streams.
 
-use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use http::StatusCode;
 use http::header::HeaderValue;
 use mcpwire_jsonrpc::{ErrorCode, Message, Packet};
 use mcpwire_types::{McpErrorCode, ProtocolVersion};
 use tokio::sync::watch;
-use tokio::time::{Instant, Interval, MissedTickBehavior, Sleep};
+use tokio::time::Sleep;
 
+use super::beat::{Beat, Watch};
 use super::body::{HttpResponse, frames, json, sse};
 use super::config::ResponseMode;
 use super::names::SESSION_ID;
@@ -135,11 +134,14 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         out.mode == ResponseMode::Auto || out.stateless.is_some() || out.initialize.is_some();
     let mut first = None;
     if wait_first {
+        // `Auto` waits for the first event until a keep-alive is due (then
+        // answers with SSE, to send it), on the server's keep-alive beat
+        // rather than a timer of its own.
         let deadline = match out.mode {
-            ResponseMode::Auto => config.keep_alive,
+            ResponseMode::Auto => shared.beat.as_ref().map(Beat::watch),
             _ => None,
         };
-        match next_decisive(&mut out, deadline).await {
+        match next_decisive(&mut out, deadline.as_ref()).await {
             First::Event(event) => first = Some(event),
             First::Closed => return gone(out.stateless.is_some()),
             First::TimedOut => {}
@@ -169,12 +171,9 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         _ => out.version,
     };
     let polling = out.key.is_some() && has_polling(version);
-    let mut queue = VecDeque::new();
+    let mut pending = Vec::new();
     if polling && let Some(key) = &out.key {
-        queue.push_back(frames::priming(
-            &event_id(key.stream, 0),
-            config.retry_millis(),
-        ));
+        frames::put_priming(&mut pending, key.stream, config.retry_millis());
     }
     let session = match &first {
         Some(StreamEvent::Message { data, .. }) => {
@@ -187,7 +186,7 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         out.subscription,
         out.guard,
         out.key,
-        queue,
+        pending,
         polling,
         false,
     );
@@ -208,7 +207,7 @@ enum First {
 
 /// Waits for the first event that decides the response (a `Pause` counts
 /// only where polling exists).
-async fn next_decisive(out: &mut Outgoing, deadline: Option<Duration>) -> First {
+async fn next_decisive(out: &mut Outgoing, deadline: Option<&Watch>) -> First {
     let polling = out.key.is_some() && has_polling(out.version);
     let wait = async {
         loop {
@@ -220,9 +219,13 @@ async fn next_decisive(out: &mut Outgoing, deadline: Option<Duration>) -> First 
         }
     };
     match deadline {
-        Some(deadline) => tokio::time::timeout(deadline, wait)
-            .await
-            .unwrap_or(First::TimedOut),
+        Some(watch) => {
+            tokio::select! {
+                biased;
+                first = wait => first,
+                () = watch.quiet() => First::TimedOut,
+            }
+        }
         None => wait.await,
     }
 }
@@ -383,14 +386,26 @@ fn gone(stateless: bool) -> HttpResponse {
 fn forget_stream(shared: &Arc<Shared>, key: &Option<StreamKey>) {
     if let Some(key) = key.clone() {
         let events = shared.config.events.clone();
-        tokio::spawn(async move {
+        run_soon(async move {
             let _ = events.forget(&key).await;
         });
     }
 }
 
+/// Runs `work`, a store call whose outcome nobody awaits: at once when it
+/// finishes at once (an in-memory store's does), otherwise in a task of its
+/// own. The usual case then costs no task per stream.
+fn run_soon(work: impl Future<Output = ()> + Send + 'static) {
+    let mut work = Box::pin(work);
+    if (&mut work).now_or_never().is_none() {
+        tokio::spawn(work);
+    }
+}
+
 /// The SSE event id of event `seq` of stream `stream`: it names the stream
-/// so that `Last-Event-ID` maps back to it (HTTP-32).
+/// so that `Last-Event-ID` maps back to it (HTTP-32). `frames` writes it in
+/// place; this is its reference form for tests.
+#[cfg(test)]
 pub(crate) fn event_id(stream: u64, seq: u64) -> String {
     format!("{stream}-{seq}")
 }
@@ -411,12 +426,16 @@ enum Wake {
 
 /// The state of an SSE body.
 pub(crate) struct SseState {
-    queue: VecDeque<Bytes>,
+    /// The frames of the next write: everything taken in since the last
+    /// one goes out as one chunk.
+    pending: Vec<u8>,
     subscription: Subscription,
     guard: StreamGuard,
     key: Option<StreamKey>,
     last_seq: u64,
-    keep_alive: Option<Interval>,
+    /// The stream's view of the server's keep-alive beat (no timer of its
+    /// own: see `beat`).
+    keep_alive: Option<Watch>,
     poll: Option<Pin<Box<Sleep>>>,
     shutdown: Option<watch::Receiver<bool>>,
     retry_millis: u64,
@@ -428,7 +447,7 @@ pub(crate) struct SseState {
 }
 
 impl SseState {
-    /// A body over `subscription`, starting with `queue`. `polling` allows
+    /// A body over `subscription`, starting with the frames in `pending`. `polling` allows
     /// closing the connection without ending the stream (after an event
     /// with an id); `standalone` streams end when the server shuts down.
     pub(crate) fn new(
@@ -436,22 +455,18 @@ impl SseState {
         subscription: Subscription,
         guard: StreamGuard,
         key: Option<StreamKey>,
-        queue: VecDeque<Bytes>,
+        pending: Vec<u8>,
         polling: bool,
         standalone: bool,
     ) -> Self {
         let config = &shared.config;
-        let keep_alive = config.keep_alive.map(|every| {
-            let mut interval = tokio::time::interval_at(Instant::now() + every, every);
-            interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
-            interval
-        });
+        let keep_alive = shared.beat.as_ref().map(Beat::watch);
         let poll = config
             .poll_after
             .filter(|_| polling)
             .map(|after| Box::pin(tokio::time::sleep(after)));
         Self {
-            queue,
+            pending,
             subscription,
             guard,
             key,
@@ -481,7 +496,7 @@ impl SseState {
                 self.last_seq = seq;
                 self.guard.delivered = seq;
                 let id = self.key.as_ref().map(|key| (key.stream, seq));
-                self.queue.push_back(frames::event(id, &data));
+                frames::put_event(&mut self.pending, id, &data);
                 if last {
                     self.complete = true;
                     self.finish();
@@ -507,15 +522,18 @@ impl SseState {
     /// Closes the connection but not the stream, when polling is allowed.
     fn pause(&mut self) {
         if self.polling {
-            self.queue.push_back(frames::retry(self.retry_millis));
+            frames::put_retry(&mut self.pending, self.retry_millis);
             self.done = true;
         }
     }
 
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
-            if let Some(chunk) = self.queue.pop_front() {
-                return Some(chunk);
+            if !self.pending.is_empty() {
+                self.wrote();
+                // Sized exactly when it holds one frame: no extra
+                // allocation to become `Bytes`.
+                return Some(Bytes::from(core::mem::take(&mut self.pending)));
             }
             if self.done {
                 if self.complete
@@ -525,7 +543,7 @@ impl SseState {
                     // log would only hold memory until evicted (a session
                     // answering 64 KiB calls over SSE held ~100 MiB).
                     let events = self.guard.shared.config.events.clone();
-                    tokio::spawn(async move {
+                    run_soon(async move {
                         let _ = events.completed(&key).await;
                     });
                 }
@@ -534,12 +552,22 @@ impl SseState {
             match self.wait().await {
                 Wake::Shutdown => return None,
                 Wake::Event(event) => self.accept(event),
-                Wake::KeepAlive => return Some(frames::keep_alive()),
+                Wake::KeepAlive => {
+                    self.wrote();
+                    return Some(Bytes::from_static(frames::KEEP_ALIVE));
+                }
                 Wake::PollDeadline => {
                     self.poll = None;
                     self.pause();
                 }
             }
+        }
+    }
+
+    /// Something goes out: the silence before the next keep-alive starts.
+    fn wrote(&mut self) {
+        if let Some(watch) = &mut self.keep_alive {
+            watch.wrote();
         }
     }
 
@@ -553,10 +581,8 @@ impl SseState {
             ..
         } = self;
         let keep_alive = async move {
-            match keep_alive.as_mut() {
-                Some(interval) => {
-                    interval.tick().await;
-                }
+            match keep_alive.as_ref() {
+                Some(watch) => watch.quiet().await,
                 None => std::future::pending().await,
             }
         };

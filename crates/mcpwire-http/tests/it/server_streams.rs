@@ -127,3 +127,39 @@ async fn a_client_that_stops_reading_leaves_the_server_bounded() {
     assert!(delivered.len() < 2000, "{} events", delivered.len());
     assert!(delivered.iter().all(|e| e.json().get("result").is_none()));
 }
+
+/// Keep-alive comments come from the server's one beat, not a timer per
+/// stream (issue 20): a POST stream waiting for a slow answer still gets
+/// them, and an `Auto` POST still turns to SSE once one is due. Bounds are
+/// generous (a keep-alive every 50-100 ms against answers after 600 ms)
+/// so that a loaded machine does not fail them.
+#[tokio::test]
+async fn a_post_stream_waiting_for_a_slow_answer_gets_keep_alive_comments() {
+    let slow = |id: i64| {
+        request(
+            id,
+            "tools/call",
+            json!({"name": "wait", "arguments": {"pause_ms": 600}}),
+        )
+    };
+    for mode in [ResponseMode::Sse, ResponseMode::Auto] {
+        let config = Config::default()
+            .response_mode(mode)
+            .keep_alive(Some(Duration::from_millis(100)));
+        let server = TestServer::start(config, test_runtime()).await;
+        let client = Client::connect(server.addr, V2025_11_25).await;
+        let (head, mut stream) = client.post_stream(&slow(3)).await;
+        assert!(head.is_sse(), "{mode:?}: a slow answer comes over SSE");
+        let rest = within(stream.rest()).await;
+        assert_eq!(
+            rest.last().unwrap().json()["result"]["content"][0]["text"],
+            "waited",
+            "{mode:?}"
+        );
+        assert!(
+            stream.comments() >= 2,
+            "{mode:?}: {} keep-alive comments",
+            stream.comments()
+        );
+    }
+}

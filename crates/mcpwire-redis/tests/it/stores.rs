@@ -119,6 +119,15 @@ async fn session_store_binds_a_session_to_its_owner() {
     store_contract::session_store_binds_a_session_to_its_owner(&*store).await;
 }
 
+/// Issue 20: a POST holding a request touches its session and numbers
+/// its stream in one round trip, under the same rules as the two calls.
+#[tokio::test]
+async fn session_store_touches_and_opens_a_stream_at_once() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().sessions;
+    store_contract::session_store_touches_and_opens_a_stream_at_once(&*store).await;
+}
+
 #[tokio::test]
 async fn a_sessions_owner_is_seen_by_every_instance() {
     let redis = RedisServer::start();
