@@ -22,14 +22,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-pub use matching::MAX_MATCH_LEN;
+pub use matching::{MAX_MATCH_LEN, MAX_MATCH_WORK};
 
 /// Variable values by name, as [`UriTemplate::expand`] takes them and
 /// [`UriTemplate::match_uri`] returns them.
 pub type Variables = BTreeMap<String, TemplateValue>;
 
 /// The value of one template variable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TemplateValue {
     /// A string.
     String(String),
@@ -301,14 +301,7 @@ impl UriTemplate {
     /// empty lists and empty maps are undefined and leave no trace. A prefix modifier on a list
     /// or map value is ignored, as RFC 6570 section 2.4.1 says it does not apply to them.
     pub fn expand(&self, variables: &Variables) -> String {
-        let mut out = String::with_capacity(self.source.len());
-        for part in &self.parts {
-            match part {
-                Part::Literal(text) => out.push_str(text),
-                Part::Expression(expression) => expand_expression(&mut out, expression, variables),
-            }
-        }
-        out
+        expand_parts(&self.parts, variables)
     }
 
     /// Matches a concrete URI against the template and returns the variables that expand to
@@ -360,6 +353,18 @@ impl FromStr for UriTemplate {
     fn from_str(template: &str) -> Result<Self, Self::Err> {
         Self::parse(template)
     }
+}
+
+/// RFC 6570 section 3: expands a parsed template.
+fn expand_parts(parts: &[Part], variables: &Variables) -> String {
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            Part::Literal(text) => out.push_str(text),
+            Part::Expression(expression) => expand_expression(&mut out, expression, variables),
+        }
+    }
+    out
 }
 
 /// RFC 6570 appendix A, "Implementation Hints", for one expression.
