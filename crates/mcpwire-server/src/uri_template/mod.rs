@@ -10,10 +10,11 @@
 //! [`UriTemplate::match_uri`] goes the other way, which is what `resources/read` needs: given
 //! `test://template/{id}/data` and `test://template/123/data` it returns `id = "123"`. RFC 6570
 //! does not define matching, so this module documents its own rules (see [the `matching`
-//! rules](UriTemplate::match_uri)). In short: all eight operators match; the work is
-//! `O(uri length x template length)` with no backtracking; values are percent-decoded; when a
-//! template is ambiguous the earlier expression takes the longest text that still lets the rest
-//! of the URI match.
+//! rules](UriTemplate::match_uri)). In short: all eight operators match; values are
+//! percent-decoded; a match is a split of the URI among the template's expressions whose every
+//! expression reads back into values, preferably values that re-expand to the URI itself; when
+//! several splits qualify (ambiguous templates such as `{a}{b}`) the earlier expression takes
+//! the longest text. The search is bounded by [`MAX_MATCH_LEN`] and [`MAX_MATCH_WORK`].
 
 mod matching;
 mod parse;
@@ -316,15 +317,31 @@ impl UriTemplate {
     ///   UTF-8.
     /// - **Splitting.** Each expression can only take the characters its operator can produce
     ///   (`{var}` never takes `/`, `{/var}` takes one segment, `{+var}` takes almost anything).
-    ///   When several splits fit, the earliest expression takes the longest text that still lets
-    ///   the rest of the URI match; the split is found by dynamic programming over the URI
-    ///   (`O(uri length x template length)` time, no backtracking). So `{a}-{b}` reads `x-y-z` as
-    ///   `a = "x-y"`, `b = "z"`.
-    /// - **Ambiguity breakers.** A `{+var}` or `{#var}` value never contains `?` when a `{?...}`
-    ///   or `{&...}` expression follows later, nor `#` when a `{#...}` follows; and a value never
-    ///   contains the `.` or `;` that starts the very next `{.var}` or `{;var}` expression. So
-    ///   `file:///{+path}{?rev}` reads `?rev=2` as the query and `{name}{.ext}` reads
-    ///   `archive.tar.gz` as `name = "archive"`, `ext = "tar.gz"`.
+    ///   A table built by dynamic programming (`O(uri length x template length)`) says where
+    ///   each expression may end so that the rest of the URI can still match; the splits it
+    ///   allows are then tried depth first, each expression's text read back into values as it
+    ///   is chosen, so a split is only accepted when every expression reads back and repeated
+    ///   variables agree (`{/a,b}{/c}` reads `/x/y/z` as `a = "x"`, `b = "y"`, `c = "z"`).
+    /// - **Which split.** Two passes over the splits, in the same order. The first accepts a
+    ///   split only when every expression's values re-expand to exactly its text (comparing
+    ///   after decoding `%XX` of unreserved characters, upper-casing other `%XX` and encoding
+    ///   raw non-ASCII bytes), so a URI the template expanded matches with values that expand
+    ///   back to it. If no split does, the second pass accepts the first split that reads back,
+    ///   which is how the lenient readings below (parameters in another order, commas in a
+    ///   plain value, prefixes not checked, `%2F` in `{+var}`) still match. A template of one
+    ///   expression has at most one split and skips the first pass.
+    /// - **Order of splits** (how ambiguous templates resolve). Expression by expression, the
+    ///   earlier expression's candidate texts are tried longest first, among the texts of its
+    ///   preferred characters first, then the longer ones that need the others, then (for an
+    ///   operator with a prefix) no text at all. So `{a}-{b}` reads `x-y-z` as `a = "x-y"`,
+    ///   `b = "z"`, and `{a}{b}` reads `xyz` as `a = "xyz"`, `b = ""`.
+    /// - **Preferred characters** (ambiguity breakers). A value prefers not to contain the
+    ///   `?` when a `{?...}` or `{&...}` expression follows later, the `&` when a `{&...}`
+    ///   follows, the `#` when a `{#...}` follows, nor the `.` or `;` that starts the very next
+    ///   `{.var}` or `{;var}` expression. So `file:///{+path}{?rev}` reads `?rev=2` as the
+    ///   query, `{#a}{&b}` reads `#x&b=1` as `a = "x"`, `b = "1"`, and `{name}{.ext}` reads
+    ///   `archive.tar.gz` as `name = "archive"`, `ext = "tar.gz"`; but `file:///{+path}{?rev}`
+    ///   still reads `file:///a?b` as `path = "a?b"`, since `?b` is not a `rev` parameter.
     /// - **Undefined or empty.** An expression that matched no text leaves its variables out
     ///   of the result, except `{var}` and `{+var}`, whose empty text means the empty string.
     /// - **Lists.** An exploded variable comes back as a [`TemplateValue::List`] (in an
@@ -335,7 +352,10 @@ impl UriTemplate {
     /// - **Repeated variables** must match the same value everywhere.
     /// - **Not checked.** Prefix modifiers do not limit what matches (`{id:3}` returns the
     ///   whole text), and a `{?...}` expression does not accept parameters it does not name.
-    /// - **Size.** URIs longer than [`MAX_MATCH_LEN`] bytes never match.
+    /// - **Size.** URIs longer than [`MAX_MATCH_LEN`] bytes never match. Each pass stops after
+    ///   [`MAX_MATCH_WORK`] bytes of work (searches already failed are remembered, so the work
+    ///   is polynomial, not exponential); a pass that stops finds nothing, so a URI whose only
+    ///   matches lie beyond that work is not matched.
     pub fn match_uri(&self, uri: &str) -> Option<Variables> {
         matching::match_uri(&self.parts, uri)
     }
