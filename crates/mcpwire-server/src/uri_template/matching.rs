@@ -297,7 +297,20 @@ impl Search<'_> {
     /// exact pass, re-expands to its own text).
     fn visit(&mut self, index: usize, position: usize, variables: Variables) -> Option<Variables> {
         let Some(part) = self.parts.get(index) else {
-            return (position == self.uri.len()).then_some(variables);
+            if position != self.uri.len() {
+                return None;
+            }
+            if self.exact {
+                // Each expression re-expanded to its text with the values known when it was
+                // read; a variable an expression left undefined may have been read later.
+                let expanded = expand_parts(self.parts, &variables);
+                if !self.spend(expanded.len() + self.uri.len())
+                    || normalise(&expanded) != normalise(self.uri)
+                {
+                    return None;
+                }
+            }
+            return Some(variables);
         };
         match part {
             Part::Literal(text) => self.visit(index + 1, position + text.len(), variables),

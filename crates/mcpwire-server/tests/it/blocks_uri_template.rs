@@ -561,6 +561,13 @@ fn a_variable_named_in_two_expressions_reads_one_value() {
     assert_eq!(parsed.expand(&variables), "a-b-a-b");
     assert_eq!(parsed.match_uri("a-b-a-b"), Some(variables));
     assert_eq!(parsed.match_uri("a-b-a-c"), None);
+    // A variable the first expression leaves undefined and the second defines would be
+    // written by both: `/x/y` is not an expansion of `{/a,b}{/b}` with `b = "y"`.
+    let parsed = template("{/a,b}{/b}");
+    assert_eq!(
+        parsed.match_uri("/x/y/y"),
+        Some(strings(&[("a", "x"), ("b", "y")]))
+    );
     let parsed = template("{x}{/x}");
     assert_eq!(parsed.match_uri("ab/ab"), Some(strings(&[("x", "ab")])));
     assert_eq!(parsed.match_uri("ab/a"), None);
