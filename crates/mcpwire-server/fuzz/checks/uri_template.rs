@@ -8,7 +8,7 @@
 //! * a match only yields variables the template names;
 //! * expanding a template of any number of expressions (any operator,
 //!   several variables, explode, prefix modifiers; a variable named in
-//!   several expressions is written the same way in each, without a prefix)
+//!   several places is written the same way in each, without a modifier)
 //!   with non-empty values of unreserved characters other than `.` gives a
 //!   URI that the template matches, and the values it reads back expand to
 //!   that same URI: what a server advertises, a client can read, and the
@@ -19,8 +19,9 @@ use std::collections::BTreeMap;
 use mcpwire_server::uri_template::{MAX_MATCH_LEN, TemplateValue, UriTemplate, Variables};
 
 /// Whether every variable named more than once is written the same way
-/// each time, without a prefix modifier (`{x:2}{x}` cannot read back one
-/// value for `x`, nor can `{x*}{/x}`, which reads a list and a string).
+/// each time, without a prefix or explode modifier (`{x:2}{x}` cannot
+/// read back one value for `x`, nor can `{x*}{/x}`, which reads a list and
+/// a string, and `{?x*,x*}` reads every item twice).
 fn repeats_agree(template: &str) -> bool {
     let mut specs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for body in template
@@ -39,7 +40,7 @@ fn repeats_agree(template: &str) -> bool {
         seen.len() == 1
             || seen
                 .iter()
-                .all(|spec| *spec == seen[0] && !spec.contains(':'))
+                .all(|spec| *spec == seen[0] && !spec.contains([':', '*']))
     })
 }
 

@@ -502,9 +502,19 @@ fn read_named(expression: &Expression, items: &[&str], variables: &mut Variables
         let value = percent_decode(raw)?;
         if spec.modifier == Modifier::Explode {
             lists.entry(spec.name.as_str()).or_default().push(value);
-        } else if strings.insert(spec.name.as_str(), value).is_some() {
-            // A plain variable is written once per expression.
-            return None;
+        } else if let Some(existing) = strings.get(spec.name.as_str()) {
+            // A plain variable is written once per expression, or as often as the expression
+            // names it, with one value.
+            let named = expression
+                .variables
+                .iter()
+                .filter(|other| other.name == spec.name)
+                .count();
+            if named < 2 || *existing != value {
+                return None;
+            }
+        } else {
+            strings.insert(spec.name.as_str(), value);
         }
     }
     for (name, value) in strings {
