@@ -86,7 +86,13 @@ pub(crate) fn check(data: &[u8]) {
     }
     let expanded = parsed.expand(&variables);
     if expanded.len() <= MAX_MATCH_LEN {
-        let Some(matched) = parsed.match_uri(&expanded) else {
+        let (matched, exhausted) = parsed.match_uri_reporting_exhaustion(&expanded);
+        // A search that ran out of its work budget may miss the split (documented; seen for
+        // templates of a dozen adjacent list expressions): bounded, not wrong.
+        if exhausted {
+            return;
+        }
+        let Some(matched) = matched else {
             panic!("{template:?} does not match its own expansion {expanded:?}");
         };
         assert_eq!(

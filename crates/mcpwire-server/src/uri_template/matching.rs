@@ -19,16 +19,20 @@ pub const MAX_MATCH_LEN: usize = 64 * 1024;
 /// costs at most this much beyond the linear-time split table, whatever the template.
 pub const MAX_MATCH_WORK: usize = 1 << 22;
 
-pub(super) fn match_uri(parts: &[Part], uri: &str) -> Option<Variables> {
+/// Matches `uri`; the flag says whether a pass ran out of [`MAX_MATCH_WORK`] (so that a match
+/// was perhaps missed, or the second pass was needed where the first would have found one).
+pub(super) fn match_uri(parts: &[Part], uri: &str) -> (Option<Variables>, bool) {
     if uri.len() > MAX_MATCH_LEN {
-        return None;
+        return (None, false);
     }
     let alphabets: Vec<Alphabets> = (0..parts.len())
         .map(|index| alphabets_at(parts, index))
         .collect();
-    let reachable = reachable(uri.as_bytes(), parts, &alphabets)?;
-    if !reachable.first()?.contains(0) {
-        return None;
+    let Some(reachable) = reachable(uri.as_bytes(), parts, &alphabets) else {
+        return (None, false);
+    };
+    if !reachable.first().is_some_and(|first| first.contains(0)) {
+        return (None, false);
     }
     let expressions = parts
         .iter()
@@ -42,18 +46,20 @@ pub(super) fn match_uri(parts: &[Part], uri: &str) -> Option<Variables> {
         live: live_variables(parts),
         exact: true,
         budget: MAX_MATCH_WORK,
+        exhausted: false,
         failed: HashSet::new(),
     };
     // With one expression there is at most one split, so it needs no comparison.
     if expressions > 1
         && let Some(exact) = search.visit(0, 0, Variables::new())
     {
-        return Some(exact);
+        return (Some(exact), search.exhausted);
     }
     search.exact = false;
     search.budget = MAX_MATCH_WORK;
     search.failed.clear();
-    search.visit(0, 0, Variables::new())
+    let found = search.visit(0, 0, Variables::new());
+    (found, search.exhausted)
 }
 
 /// A set of bytes, one bit each.
@@ -244,6 +250,8 @@ struct Search<'a> {
     /// Searches already failed, so that the search is polynomial: (part, position, the values
     /// of the part's live variables).
     failed: HashSet<FailedKey>,
+    /// Whether a pass ran out of budget.
+    exhausted: bool,
 }
 
 /// See [`Search::failed`].
@@ -287,6 +295,7 @@ impl Search<'_> {
             }
             None => {
                 self.budget = 0;
+                self.exhausted = true;
                 false
             }
         }
@@ -349,7 +358,7 @@ impl Search<'_> {
         {
             {
                 for end in self.candidate_ends(index, expression, position) {
-                    if self.budget == 0 {
+                    if self.exhausted {
                         return None;
                     }
                     // A cut inside a raw UTF-8 character reads nothing.
