@@ -269,6 +269,23 @@ fn names(parts: &[Part]) -> Vec<&str> {
         .collect()
 }
 
+/// About how many bytes an entry of [`Search::failed`] holds.
+fn key_size(key: &FailedKey) -> usize {
+    let value_size = |value: &TemplateValue| match value {
+        TemplateValue::String(text) => text.len(),
+        TemplateValue::List(items) => items.iter().map(|item| item.len() + 24).sum(),
+        TemplateValue::Map(pairs) => pairs
+            .iter()
+            .map(|(key, item)| key.len() + item.len() + 48)
+            .sum(),
+    };
+    64 + key
+        .2
+        .iter()
+        .map(|value| 32 + value.as_ref().map_or(0, value_size))
+        .sum::<usize>()
+}
+
 /// See [`Search::live`].
 fn live_variables(parts: &[Part]) -> Vec<Vec<&str>> {
     (0..parts.len())
@@ -338,7 +355,9 @@ impl Search<'_> {
                     return None;
                 }
                 let found = self.visit_expression(index, part, expression, position, &variables);
-                if found.is_none() {
+                // The table's memory is paid from the budget too, so it stays a small multiple
+                // of MAX_MATCH_WORK.
+                if found.is_none() && self.spend(key_size(&key)) {
                     self.failed.insert(key);
                 }
                 found
