@@ -17,7 +17,7 @@ pub const MAX_MATCH_LEN: usize = 64 * 1024;
 /// re-expanded. A URI whose splits all fail to read back stops here and does not match (or
 /// matches by the first split that read back, see `UriTemplate::match_uri`), so a hostile URI
 /// costs at most this much beyond the linear-time split table, whatever the template.
-pub const MAX_MATCH_WORK: usize = 1 << 22;
+pub const MAX_MATCH_WORK: usize = 1 << 20;
 
 /// Matches `uri`; the flag says whether a pass ran out of [`MAX_MATCH_WORK`] (so that a match
 /// was perhaps missed, or the second pass was needed where the first would have found one).
