@@ -323,20 +323,7 @@ impl Search<'_> {
     /// exact pass, re-expands to its own text).
     fn visit(&mut self, index: usize, position: usize, variables: Variables) -> Option<Variables> {
         let Some(part) = self.parts.get(index) else {
-            if position != self.uri.len() {
-                return None;
-            }
-            if self.exact {
-                // Each expression re-expanded to its text with the values known when it was
-                // read; a variable an expression left undefined may have been read later.
-                let expanded = expand_parts(self.parts, &variables);
-                if !self.spend(expanded.len() + self.uri.len())
-                    || normalise(&expanded) != normalise(self.uri)
-                {
-                    return None;
-                }
-            }
-            return Some(variables);
+            return (position == self.uri.len()).then_some(variables);
         };
         match part {
             Part::Literal(text) => self.visit(index + 1, position + text.len(), variables),
@@ -392,6 +379,19 @@ impl Search<'_> {
                         continue;
                     }
                     if self.exact {
+                        // A variable an earlier expression left undefined cannot be defined
+                        // now: that expression would have written it.
+                        let late = expression.variables.iter().any(|spec| {
+                            !variables.contains_key(&spec.name)
+                                && next.contains_key(&spec.name)
+                                && self
+                                    .live
+                                    .get(index)
+                                    .is_some_and(|live| live.contains(&spec.name.as_str()))
+                        });
+                        if late {
+                            continue;
+                        }
                         let expanded = expand_parts(std::slice::from_ref(part), &next);
                         if !self.spend(expanded.len()) {
                             return None;

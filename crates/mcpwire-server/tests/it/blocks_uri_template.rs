@@ -568,6 +568,19 @@ fn a_variable_named_in_two_expressions_reads_one_value() {
         parsed.match_uri("/x/y/y"),
         Some(strings(&[("a", "x"), ("b", "y")]))
     );
+    // Found by fuzzing: a split that leaves `q` out of `{/s,q}` and reads it in `{;q}` fails,
+    // and must not stop the search from finding the split that reads it in both.
+    let parsed = template("{/q9*}{/s,q}{g*}{;q}{&Re}");
+    let uri = "/q8/mRk8/-vgvs727v9s;q=-vgvs&Re=s9";
+    let matched = parsed.match_uri(uri);
+    assert_eq!(
+        matched.as_ref().and_then(|found| found["s"].as_str()),
+        Some("mRk8")
+    );
+    assert_eq!(
+        matched.map(|found| parsed.expand(&found)).as_deref(),
+        Some(uri)
+    );
     let parsed = template("{x}{/x}");
     assert_eq!(parsed.match_uri("ab/ab"), Some(strings(&[("x", "ab")])));
     assert_eq!(parsed.match_uri("ab/a"), None);
