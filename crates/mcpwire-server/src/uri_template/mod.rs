@@ -325,8 +325,8 @@ impl UriTemplate {
     /// - **Which split.** Two passes over the splits, in the same order. The first accepts a
     ///   split only when every expression's values re-expand to exactly its text (comparing
     ///   after decoding `%XX` of unreserved characters, upper-casing other `%XX` and encoding
-    ///   raw non-ASCII bytes), so a URI the template expanded matches with values that expand
-    ///   back to it. If no split does, the second pass accepts the first split that reads back,
+    ///   raw non-ASCII bytes) and no expression defines a variable an earlier one left out, so
+    ///   a URI the template expanded matches with values that expand back to it. If no split does, the second pass accepts the first split that reads back,
     ///   which is how the lenient readings below (parameters in another order, commas in a
     ///   plain value, prefixes not checked, `%2F` in `{+var}`) still match. A template of one
     ///   expression has at most one split and skips the first pass.
@@ -354,8 +354,9 @@ impl UriTemplate {
     ///   whole text), and a `{?...}` expression does not accept parameters it does not name.
     /// - **Size.** URIs longer than [`MAX_MATCH_LEN`] bytes never match. Each pass stops after
     ///   [`MAX_MATCH_WORK`] bytes of work (searches already failed are remembered, so the work
-    ///   is polynomial, not exponential); a pass that stops finds nothing, so a URI whose only
-    ///   matches lie beyond that work is not matched.
+    ///   is polynomial, not exponential). A pass that stops finds nothing (the second pass
+    ///   still runs when the first stops), so a URI whose only exact split lies beyond that
+    ///   work is matched by the second pass's reading, or not at all.
     pub fn match_uri(&self, uri: &str) -> Option<Variables> {
         matching::match_uri(&self.parts, uri).0
     }
