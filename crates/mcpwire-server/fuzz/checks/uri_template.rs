@@ -1,27 +1,47 @@
 //! The property of the `uri_template` fuzz target, shared with the test
-//! that replays its corpus (`tests/blocks_uri_template.rs`).
+//! that replays its corpus (`tests/it/fuzz_corpus.rs`).
 //!
 //! The input's first line is a template, the rest a URI (what a client
 //! sends in `resources/read`). Beyond "never panics" (parsing, matching,
 //! expanding), it checks:
 //! * a template that parses keeps its text;
 //! * a match only yields variables the template names;
-//! * expanding a template of one expression (any operator, several
-//!   variables, explode; no prefix modifier)
+//! * expanding a template of any number of expressions (any operator,
+//!   several variables, explode, prefix modifiers; a variable named in
+//!   several places is written the same way in each, without a modifier)
 //!   with non-empty values of unreserved characters other than `.` gives a
-//!   URI that the template matches: what a server advertises, a client can
-//!   read.
+//!   URI that the template matches, and the values it reads back expand to
+//!   that same URI: what a server advertises, a client can read, and the
+//!   server sees what was written.
+
+use std::collections::BTreeMap;
 
 use mcpwire_server::uri_template::{MAX_MATCH_LEN, TemplateValue, UriTemplate, Variables};
 
-/// How many variables the template's expressions name, repeats included.
-fn occurrences(template: &str) -> usize {
-    template
+/// Whether every variable named more than once is written the same way
+/// each time, without a prefix or explode modifier (`{x:2}{x}` cannot
+/// read back one value for `x`, nor can `{x*}{/x}`, which reads a list and
+/// a string, and `{?x*,x*}` reads every item twice).
+fn repeats_agree(template: &str) -> bool {
+    let mut specs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for body in template
         .split('{')
         .skip(1)
         .filter_map(|rest| rest.split_once('}'))
-        .map(|(expression, _)| expression.split(',').count())
-        .sum()
+        .map(|(body, _)| body)
+    {
+        let list = body.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for spec in list.split(',') {
+            let name = spec.split(':').next().unwrap_or(spec).trim_end_matches('*');
+            specs.entry(name).or_default().push(spec);
+        }
+    }
+    specs.values().all(|seen| {
+        seen.len() == 1
+            || seen
+                .iter()
+                .all(|spec| *spec == seen[0] && !spec.contains([':', '*']))
+    })
 }
 
 /// Checks one input.
@@ -47,17 +67,7 @@ pub(crate) fn check(data: &[u8]) {
             );
         }
     }
-    // Only templates of one expression: the split gives the earlier
-    // expression the longest text that lets the rest match, without
-    // looking at what it reads back, so templates of several expressions
-    // may miss their own expansions (`{/a,b}{/c}` reads `/x/y/z` as three
-    // items for two variables, two named expressions swap items, a
-    // variable in two expressions may be split apart). Found by this
-    // target; recorded in `docs/security.md` as not fixed.
-    if template.contains(':')
-        || occurrences(&template) != names.len()
-        || template.matches('{').count() != 1
-    {
+    if !repeats_agree(&template) {
         return;
     }
     // Values made of the URI's bytes, mapped onto `[A-Za-z0-9_~-]`.
@@ -76,9 +86,19 @@ pub(crate) fn check(data: &[u8]) {
     }
     let expanded = parsed.expand(&variables);
     if expanded.len() <= MAX_MATCH_LEN {
-        assert!(
-            parsed.match_uri(&expanded).is_some(),
-            "{template:?} does not match its own expansion {expanded:?}"
+        let (matched, exhausted) = parsed.match_uri_reporting_exhaustion(&expanded);
+        // A search that ran out of its work budget may miss the split (documented; seen for
+        // templates of a dozen adjacent list expressions): bounded, not wrong.
+        if exhausted {
+            return;
+        }
+        let Some(matched) = matched else {
+            panic!("{template:?} does not match its own expansion {expanded:?}");
+        };
+        assert_eq!(
+            parsed.expand(&matched),
+            expanded,
+            "{template:?} reads {matched:?} from its expansion {expanded:?}"
         );
     }
 }

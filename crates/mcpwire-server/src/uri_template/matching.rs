@@ -1,32 +1,65 @@
-//! Matching a concrete URI against a template: split the URI by dynamic programming, then read
-//! each expression's text back into variable values (rules in `UriTemplate::match_uri`).
+//! Matching a concrete URI against a template: find where each expression's text can start
+//! and end by dynamic programming, then try the splits this allows in a fixed order, reading
+//! each expression's text back into values and re-expanding (rules in `UriTemplate::match_uri`).
 
-use std::collections::BTreeMap;
-use std::ops::Range;
+use std::collections::{BTreeMap, HashSet};
 
 use super::{
-    Expression, Modifier, Operator, Part, TemplateValue, Variables, is_reserved, is_unreserved,
+    Expression, Modifier, Operator, Part, TemplateValue, Variables, expand_parts, is_reserved,
+    is_unreserved,
 };
 
 /// URIs longer than this many bytes never match. The split keeps one bit per URI byte per
 /// template part, so the bound keeps memory small whatever a peer sends.
 pub const MAX_MATCH_LEN: usize = 64 * 1024;
 
-pub(super) fn match_uri(parts: &[Part], uri: &str) -> Option<Variables> {
+/// The most work one match may do trying splits, counted in bytes scanned, read back and
+/// re-expanded. A URI whose splits all fail to read back stops here and does not match (or
+/// matches by the first split that read back, see `UriTemplate::match_uri`), so a hostile URI
+/// costs at most this much beyond the linear-time split table, whatever the template.
+pub const MAX_MATCH_WORK: usize = 1 << 20;
+
+/// Matches `uri`; the flag says whether a pass ran out of [`MAX_MATCH_WORK`] (so that a match
+/// was perhaps missed, or the second pass was needed where the first would have found one).
+pub(super) fn match_uri(parts: &[Part], uri: &str) -> (Option<Variables>, bool) {
     if uri.len() > MAX_MATCH_LEN {
-        return None;
+        return (None, false);
     }
-    let alphabets: Vec<ByteSet> = (0..parts.len())
-        .map(|index| alphabet_at(parts, index))
+    let alphabets: Vec<Alphabets> = (0..parts.len())
+        .map(|index| alphabets_at(parts, index))
         .collect();
-    let spans = split(uri.as_bytes(), parts, &alphabets)?;
-    let mut variables = Variables::new();
-    for (part, span) in parts.iter().zip(spans) {
-        if let (Part::Expression(expression), Some(span)) = (part, span) {
-            read_expression(expression, uri.get(span)?, &mut variables)?;
-        }
+    let Some(reachable) = reachable(uri.as_bytes(), parts, &alphabets) else {
+        return (None, false);
+    };
+    if !reachable.first().is_some_and(|first| first.contains(0)) {
+        return (None, false);
     }
-    Some(variables)
+    let expressions = parts
+        .iter()
+        .filter(|part| matches!(part, Part::Expression(_)))
+        .count();
+    let mut search = Search {
+        uri,
+        parts,
+        alphabets: &alphabets,
+        reachable: &reachable,
+        live: live_variables(parts),
+        exact: true,
+        budget: MAX_MATCH_WORK,
+        exhausted: false,
+        failed: HashSet::new(),
+    };
+    // With one expression there is at most one split, so it needs no comparison.
+    if expressions > 1
+        && let Some(exact) = search.visit(0, 0, Variables::new())
+    {
+        return (Some(exact), search.exhausted);
+    }
+    search.exact = false;
+    search.budget = MAX_MATCH_WORK;
+    search.failed.clear();
+    let found = search.visit(0, 0, Variables::new());
+    (found, search.exhausted)
 }
 
 /// A set of bytes, one bit each.
@@ -47,11 +80,19 @@ impl ByteSet {
     }
 }
 
-/// The bytes the expression at `index` may take; empty for literals.
-fn alphabet_at(parts: &[Part], index: usize) -> ByteSet {
-    let mut set = ByteSet::default();
+/// The bytes the expression at a template index may take: `all` of them, and the `preferred`
+/// ones (without the characters that start the expressions after it), tried first.
+#[derive(Debug, Clone, Copy, Default)]
+struct Alphabets {
+    all: ByteSet,
+    preferred: ByteSet,
+}
+
+/// The alphabets of the expression at `index`; empty for literals.
+fn alphabets_at(parts: &[Part], index: usize) -> Alphabets {
+    let mut all = ByteSet::default();
     let Some(Part::Expression(expression)) = parts.get(index) else {
-        return set;
+        return Alphabets::default();
     };
     let operator = expression.operator;
     for byte in 0..=u8::MAX {
@@ -62,37 +103,44 @@ fn alphabet_at(parts: &[Part], index: usize) -> ByteSet {
             || byte >= 0x80
             || (operator.allows_reserved() && is_reserved(byte));
         if value_byte {
-            set.insert(byte);
+            all.insert(byte);
         }
     }
-    // Ambiguity breakers: keep out of this expression the characters that start the optional
-    // expressions after it.
+    // Ambiguity breakers: the preferred splits keep out of this expression the characters
+    // that start the optional expressions after it.
+    let mut preferred = all;
     let later = parts[index + 1..].iter().filter_map(|part| match part {
         Part::Expression(expression) => Some(expression.operator),
         Part::Literal(_) => None,
     });
     for later_operator in later {
         match later_operator {
-            Operator::Query | Operator::QueryContinuation => set.remove(b'?'),
-            Operator::Fragment => set.remove(b'#'),
+            Operator::Query => preferred.remove(b'?'),
+            Operator::QueryContinuation => {
+                preferred.remove(b'?');
+                preferred.remove(b'&');
+            }
+            Operator::Fragment => preferred.remove(b'#'),
             _ => {}
         }
     }
     if let Some(Part::Expression(next)) = parts.get(index + 1)
         && let Some(prefix @ (b'.' | b';')) = next.operator.prefix()
     {
-        set.remove(prefix);
+        preferred.remove(prefix);
     }
     // Structure the expression itself writes always stays allowed: commas joining list items,
     // `=` after names, and the separator when there can be several items.
-    set.insert(b',');
-    if operator.named() {
-        set.insert(b'=');
+    for set in [&mut all, &mut preferred] {
+        set.insert(b',');
+        if operator.named() {
+            set.insert(b'=');
+        }
+        if expression.variables.len() > 1 || expression.has_explode() {
+            set.insert(operator.separator());
+        }
     }
-    if expression.variables.len() > 1 || expression.has_explode() {
-        set.insert(operator.separator());
-    }
-    set
+    Alphabets { all, preferred }
 }
 
 /// A growable bit vector over URI positions `0..=len`.
@@ -114,14 +162,12 @@ impl Positions {
     }
 }
 
-/// Splits the URI among the template parts, returning the span of each expression (`None`
-/// for literals), or `None` when no split exists.
-///
-/// `reachable[i]` holds the positions `p` from which parts `i..` can match exactly `uri[p..]`;
-/// it is built from the last part backwards in `O(len)` per expression and
-/// `O(len x literal length)` per literal. The split is then read forwards, each expression
-/// taking the longest text after which the rest still matches.
-fn split(uri: &[u8], parts: &[Part], alphabets: &[ByteSet]) -> Option<Vec<Option<Range<usize>>>> {
+/// `reachable[i]` holds the positions `p` from which parts `i..` can match exactly `uri[p..]`
+/// by the characters each expression may take (`Alphabets::all`), not yet looking at what
+/// they read back. It is built from the last part backwards in `O(len)` per expression and
+/// `O(len x literal length)` per literal, and lets the search below try only splits that
+/// reach the end of the URI.
+fn reachable(uri: &[u8], parts: &[Part], alphabets: &[Alphabets]) -> Option<Vec<Positions>> {
     let len = uri.len();
     let mut reachable: Vec<Positions> = (0..=parts.len()).map(|_| Positions::new(len)).collect();
     reachable.get_mut(parts.len())?.insert(len);
@@ -138,8 +184,7 @@ fn split(uri: &[u8], parts: &[Part], alphabets: &[ByteSet]) -> Option<Vec<Option
                 }
             }
             Part::Expression(expression) => {
-                let alphabet = alphabets.get(index)?;
-                let run_end = run_ends(uri, alphabet);
+                let run_end = run_ends(uri, &alphabets.get(index)?.all);
                 let next_reachable = next_positions(after, len);
                 // Whether the rest matches after some run of alphabet bytes starting at `start`.
                 let through_run =
@@ -159,44 +204,7 @@ fn split(uri: &[u8], parts: &[Part], alphabets: &[ByteSet]) -> Option<Vec<Option
             }
         }
     }
-    if !reachable.first()?.contains(0) {
-        return None;
-    }
-    let mut spans = Vec::with_capacity(parts.len());
-    let mut position = 0;
-    for (index, part) in parts.iter().enumerate() {
-        let after = reachable.get(index + 1)?;
-        match part {
-            Part::Literal(text) => {
-                position += text.len();
-                spans.push(None);
-            }
-            Part::Expression(expression) => {
-                let alphabet = alphabets.get(index)?;
-                let longest = |start: usize| {
-                    let end = start
-                        + uri
-                            .get(start..)?
-                            .iter()
-                            .take_while(|&&byte| alphabet.contains(byte))
-                            .count();
-                    (start..=end)
-                        .rev()
-                        .find(|&candidate| after.contains(candidate))
-                };
-                let end = match expression.operator.prefix() {
-                    None => longest(position)?,
-                    Some(prefix) if uri.get(position) == Some(&prefix) => {
-                        longest(position + 1).unwrap_or(position)
-                    }
-                    Some(_) => position,
-                };
-                spans.push(Some(position..end));
-                position = end;
-            }
-        }
-    }
-    Some(spans)
+    Some(reachable)
 }
 
 /// For every position, where the run of `alphabet` bytes starting there ends.
@@ -223,6 +231,269 @@ fn next_positions(set: &Positions, len: usize) -> Vec<usize> {
         };
     }
     next
+}
+
+/// The depth-first search over splits, in the documented order, within a work budget.
+struct Search<'a> {
+    uri: &'a str,
+    parts: &'a [Part],
+    alphabets: &'a [Alphabets],
+    reachable: &'a [Positions],
+    /// Whether each expression's values must re-expand to its text exactly (the first pass),
+    /// or only read back (the second).
+    exact: bool,
+    /// Work left, in bytes (see [`MAX_MATCH_WORK`]).
+    budget: usize,
+    /// For each part, the variables it or a later part names that an earlier part names too:
+    /// whether the rest of the template matches depends on the position and their values only.
+    live: Vec<Vec<&'a str>>,
+    /// Searches already failed, so that the search is polynomial: (part, position, the values
+    /// of the part's live variables).
+    failed: HashSet<FailedKey>,
+    /// Whether a pass ran out of budget.
+    exhausted: bool,
+}
+
+/// See [`Search::failed`].
+type FailedKey = (usize, usize, Vec<Option<TemplateValue>>);
+
+/// The names of the variables of `parts`, repeats included.
+fn names(parts: &[Part]) -> Vec<&str> {
+    parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Expression(expression) => Some(expression),
+            Part::Literal(_) => None,
+        })
+        .flat_map(|expression| expression.variables.iter().map(|spec| spec.name.as_str()))
+        .collect()
+}
+
+/// About how many bytes an entry of [`Search::failed`] holds.
+fn key_size(key: &FailedKey) -> usize {
+    let value_size = |value: &TemplateValue| match value {
+        TemplateValue::String(text) => text.len(),
+        TemplateValue::List(items) => items.iter().map(|item| item.len() + 24).sum(),
+        TemplateValue::Map(pairs) => pairs
+            .iter()
+            .map(|(key, item)| key.len() + item.len() + 48)
+            .sum(),
+    };
+    64 + key
+        .2
+        .iter()
+        .map(|value| 32 + value.as_ref().map_or(0, value_size))
+        .sum::<usize>()
+}
+
+/// See [`Search::live`].
+fn live_variables(parts: &[Part]) -> Vec<Vec<&str>> {
+    (0..parts.len())
+        .map(|index| {
+            let before = names(&parts[..index]);
+            let mut live: Vec<&str> = names(&parts[index..])
+                .into_iter()
+                .filter(|name| before.contains(name))
+                .collect();
+            live.sort_unstable();
+            live.dedup();
+            live
+        })
+        .collect()
+}
+
+impl Search<'_> {
+    /// Takes `cost` from the budget; `false` (and an empty budget) when it does not cover it.
+    fn spend(&mut self, cost: usize) -> bool {
+        match self.budget.checked_sub(cost) {
+            Some(left) => {
+                self.budget = left;
+                true
+            }
+            None => {
+                self.budget = 0;
+                self.exhausted = true;
+                false
+            }
+        }
+    }
+
+    /// Tries parts `index..` from URI `position` with `variables` read so far; returns the
+    /// first split, in the documented order, whose every expression reads back (and in the
+    /// exact pass, re-expands to its own text).
+    fn visit(&mut self, index: usize, position: usize, variables: Variables) -> Option<Variables> {
+        let Some(part) = self.parts.get(index) else {
+            return (position == self.uri.len()).then_some(variables);
+        };
+        match part {
+            Part::Literal(text) => self.visit(index + 1, position + text.len(), variables),
+            Part::Expression(expression) => {
+                let key = (
+                    index,
+                    position,
+                    self.live
+                        .get(index)
+                        .map(|names| names.iter().map(|name| variables.get(*name).cloned()))
+                        .into_iter()
+                        .flatten()
+                        .collect(),
+                );
+                if self.failed.contains(&key) {
+                    return None;
+                }
+                let found = self.visit_expression(index, part, expression, position, &variables);
+                // The table's memory is paid from the budget too, so it stays a small multiple
+                // of MAX_MATCH_WORK.
+                if found.is_none() && self.spend(key_size(&key)) {
+                    self.failed.insert(key);
+                }
+                found
+            }
+        }
+    }
+
+    /// [`Search::visit`] for an expression: tries its candidate ends in order.
+    fn visit_expression(
+        &mut self,
+        index: usize,
+        part: &Part,
+        expression: &Expression,
+        position: usize,
+        variables: &Variables,
+    ) -> Option<Variables> {
+        {
+            {
+                for end in self.candidate_ends(index, expression, position) {
+                    if self.exhausted {
+                        return None;
+                    }
+                    // A cut inside a raw UTF-8 character reads nothing.
+                    let Some(text) = self.uri.get(position..end) else {
+                        continue;
+                    };
+                    if !self.spend(text.len() + 1) {
+                        return None;
+                    }
+                    let mut next = variables.clone();
+                    if read_expression(expression, text, &mut next).is_none() {
+                        continue;
+                    }
+                    if self.exact {
+                        // A variable an earlier expression left undefined cannot be defined
+                        // now: that expression would have written it.
+                        let late = expression.variables.iter().any(|spec| {
+                            !variables.contains_key(&spec.name)
+                                && next.contains_key(&spec.name)
+                                && self
+                                    .live
+                                    .get(index)
+                                    .is_some_and(|live| live.contains(&spec.name.as_str()))
+                        });
+                        if late {
+                            continue;
+                        }
+                        let expanded = expand_parts(std::slice::from_ref(part), &next);
+                        if !self.spend(expanded.len()) {
+                            return None;
+                        }
+                        if normalise(&expanded) != normalise(text) {
+                            continue;
+                        }
+                    }
+                    if let Some(found) = self.visit(index + 1, end, next) {
+                        return Some(found);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Where the expression at `index`, starting at `start`, may end so that the rest of the
+    /// template can still match, in the order they are tried: the longest text of preferred
+    /// characters first, then the longer texts that need the others, then no text at all for
+    /// an operator with a prefix.
+    fn candidate_ends(
+        &mut self,
+        index: usize,
+        expression: &Expression,
+        start: usize,
+    ) -> Vec<usize> {
+        let (Some(alphabets), Some(after)) =
+            (self.alphabets.get(index), self.reachable.get(index + 1))
+        else {
+            return Vec::new();
+        };
+        let uri = self.uri.as_bytes();
+        let body_start = match expression.operator.prefix() {
+            None => start,
+            Some(prefix) if uri.get(start) == Some(&prefix) => start + 1,
+            Some(_) => {
+                return if after.contains(start) {
+                    vec![start]
+                } else {
+                    Vec::new()
+                };
+            }
+        };
+        let run = |alphabet: &ByteSet| {
+            body_start
+                + uri
+                    .get(body_start..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&byte| alphabet.contains(byte))
+                    .count()
+        };
+        let (preferred_end, all_end) = (run(&alphabets.preferred), run(&alphabets.all));
+        let mut ends: Vec<usize> = (body_start..=preferred_end)
+            .rev()
+            .chain((preferred_end + 1..=all_end).rev())
+            .filter(|&end| after.contains(end))
+            .collect();
+        if body_start > start && after.contains(start) {
+            ends.push(start);
+        }
+        let scanned = all_end - body_start + 1;
+        if self.spend(scanned) {
+            ends
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// The form URIs are compared in: `%XX` of an unreserved character decoded, other `%XX` in
+/// upper case, raw non-ASCII bytes percent-encoded (as expansion writes them).
+fn normalise(text: &str) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while let Some(&byte) = bytes.get(index) {
+        let escaped = if byte == b'%' {
+            let high = bytes.get(index + 1).copied().and_then(hex_value);
+            let low = bytes.get(index + 2).copied().and_then(hex_value);
+            high.zip(low).map(|(high, low)| high << 4 | low)
+        } else {
+            None
+        };
+        let (decoded, width) = match escaped {
+            Some(decoded) => (decoded, 3),
+            None => (byte, 1),
+        };
+        if is_unreserved(decoded) || (escaped.is_none() && decoded < 0x80) {
+            out.push(decoded);
+        } else {
+            out.extend([
+                b'%',
+                HEX[usize::from(decoded >> 4)],
+                HEX[usize::from(decoded & 0x0f)],
+            ]);
+        }
+        index += width;
+    }
+    out
 }
 
 /// Reads one expression's matched text back into variable values.
@@ -259,9 +530,19 @@ fn read_named(expression: &Expression, items: &[&str], variables: &mut Variables
         let value = percent_decode(raw)?;
         if spec.modifier == Modifier::Explode {
             lists.entry(spec.name.as_str()).or_default().push(value);
-        } else if strings.insert(spec.name.as_str(), value).is_some() {
-            // A plain variable is written once per expression.
-            return None;
+        } else if let Some(existing) = strings.get(spec.name.as_str()) {
+            // A plain variable is written once per expression, or as often as the expression
+            // names it, with one value.
+            let named = expression
+                .variables
+                .iter()
+                .filter(|other| other.name == spec.name)
+                .count();
+            if named < 2 || *existing != value {
+                return None;
+            }
+        } else {
+            strings.insert(spec.name.as_str(), value);
         }
     }
     for (name, value) in strings {

@@ -10,10 +10,11 @@
 //! [`UriTemplate::match_uri`] goes the other way, which is what `resources/read` needs: given
 //! `test://template/{id}/data` and `test://template/123/data` it returns `id = "123"`. RFC 6570
 //! does not define matching, so this module documents its own rules (see [the `matching`
-//! rules](UriTemplate::match_uri)). In short: all eight operators match; the work is
-//! `O(uri length x template length)` with no backtracking; values are percent-decoded; when a
-//! template is ambiguous the earlier expression takes the longest text that still lets the rest
-//! of the URI match.
+//! rules](UriTemplate::match_uri)). In short: all eight operators match; values are
+//! percent-decoded; a match is a split of the URI among the template's expressions whose every
+//! expression reads back into values, preferably values that re-expand to the URI itself; when
+//! several splits qualify (ambiguous templates such as `{a}{b}`) the earlier expression takes
+//! the longest text. The search is bounded by [`MAX_MATCH_LEN`] and [`MAX_MATCH_WORK`].
 
 mod matching;
 mod parse;
@@ -22,14 +23,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-pub use matching::MAX_MATCH_LEN;
+pub use matching::{MAX_MATCH_LEN, MAX_MATCH_WORK};
 
 /// Variable values by name, as [`UriTemplate::expand`] takes them and
 /// [`UriTemplate::match_uri`] returns them.
 pub type Variables = BTreeMap<String, TemplateValue>;
 
 /// The value of one template variable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TemplateValue {
     /// A string.
     String(String),
@@ -301,14 +302,7 @@ impl UriTemplate {
     /// empty lists and empty maps are undefined and leave no trace. A prefix modifier on a list
     /// or map value is ignored, as RFC 6570 section 2.4.1 says it does not apply to them.
     pub fn expand(&self, variables: &Variables) -> String {
-        let mut out = String::with_capacity(self.source.len());
-        for part in &self.parts {
-            match part {
-                Part::Literal(text) => out.push_str(text),
-                Part::Expression(expression) => expand_expression(&mut out, expression, variables),
-            }
-        }
-        out
+        expand_parts(&self.parts, variables)
     }
 
     /// Matches a concrete URI against the template and returns the variables that expand to
@@ -323,15 +317,31 @@ impl UriTemplate {
     ///   UTF-8.
     /// - **Splitting.** Each expression can only take the characters its operator can produce
     ///   (`{var}` never takes `/`, `{/var}` takes one segment, `{+var}` takes almost anything).
-    ///   When several splits fit, the earliest expression takes the longest text that still lets
-    ///   the rest of the URI match; the split is found by dynamic programming over the URI
-    ///   (`O(uri length x template length)` time, no backtracking). So `{a}-{b}` reads `x-y-z` as
-    ///   `a = "x-y"`, `b = "z"`.
-    /// - **Ambiguity breakers.** A `{+var}` or `{#var}` value never contains `?` when a `{?...}`
-    ///   or `{&...}` expression follows later, nor `#` when a `{#...}` follows; and a value never
-    ///   contains the `.` or `;` that starts the very next `{.var}` or `{;var}` expression. So
-    ///   `file:///{+path}{?rev}` reads `?rev=2` as the query and `{name}{.ext}` reads
-    ///   `archive.tar.gz` as `name = "archive"`, `ext = "tar.gz"`.
+    ///   A table built by dynamic programming (`O(uri length x template length)`) says where
+    ///   each expression may end so that the rest of the URI can still match; the splits it
+    ///   allows are then tried depth first, each expression's text read back into values as it
+    ///   is chosen, so a split is only accepted when every expression reads back and repeated
+    ///   variables agree (`{/a,b}{/c}` reads `/x/y/z` as `a = "x"`, `b = "y"`, `c = "z"`).
+    /// - **Which split.** Two passes over the splits, in the same order. The first accepts a
+    ///   split only when every expression's values re-expand to exactly its text (comparing
+    ///   after decoding `%XX` of unreserved characters, upper-casing other `%XX` and encoding
+    ///   raw non-ASCII bytes) and no expression defines a variable an earlier one left out, so
+    ///   a URI the template expanded matches with values that expand back to it. If no split does, the second pass accepts the first split that reads back,
+    ///   which is how the lenient readings below (parameters in another order, commas in a
+    ///   plain value, prefixes not checked, `%2F` in `{+var}`) still match. A template of one
+    ///   expression has at most one split and skips the first pass.
+    /// - **Order of splits** (how ambiguous templates resolve). Expression by expression, the
+    ///   earlier expression's candidate texts are tried longest first, among the texts of its
+    ///   preferred characters first, then the longer ones that need the others, then (for an
+    ///   operator with a prefix) no text at all. So `{a}-{b}` reads `x-y-z` as `a = "x-y"`,
+    ///   `b = "z"`, and `{a}{b}` reads `xyz` as `a = "xyz"`, `b = ""`.
+    /// - **Preferred characters** (ambiguity breakers). A value prefers not to contain the
+    ///   `?` when a `{?...}` or `{&...}` expression follows later, the `&` when a `{&...}`
+    ///   follows, the `#` when a `{#...}` follows, nor the `.` or `;` that starts the very next
+    ///   `{.var}` or `{;var}` expression. So `file:///{+path}{?rev}` reads `?rev=2` as the
+    ///   query, `{#a}{&b}` reads `#x&b=1` as `a = "x"`, `b = "1"`, and `{name}{.ext}` reads
+    ///   `archive.tar.gz` as `name = "archive"`, `ext = "tar.gz"`; but `file:///{+path}{?rev}`
+    ///   still reads `file:///a?b` as `path = "a?b"`, since `?b` is not a `rev` parameter.
     /// - **Undefined or empty.** An expression that matched no text leaves its variables out
     ///   of the result, except `{var}` and `{+var}`, whose empty text means the empty string.
     /// - **Lists.** An exploded variable comes back as a [`TemplateValue::List`] (in an
@@ -342,8 +352,20 @@ impl UriTemplate {
     /// - **Repeated variables** must match the same value everywhere.
     /// - **Not checked.** Prefix modifiers do not limit what matches (`{id:3}` returns the
     ///   whole text), and a `{?...}` expression does not accept parameters it does not name.
-    /// - **Size.** URIs longer than [`MAX_MATCH_LEN`] bytes never match.
+    /// - **Size.** URIs longer than [`MAX_MATCH_LEN`] bytes never match. Each pass stops after
+    ///   [`MAX_MATCH_WORK`] bytes of work (searches already failed are remembered, so the work
+    ///   is polynomial, not exponential). A pass that stops finds nothing (the second pass
+    ///   still runs when the first stops), so a URI whose only exact split lies beyond that
+    ///   work is matched by the second pass's reading, or not at all.
     pub fn match_uri(&self, uri: &str) -> Option<Variables> {
+        matching::match_uri(&self.parts, uri).0
+    }
+
+    /// [`match_uri`](Self::match_uri), also saying whether the search ran out of
+    /// [`MAX_MATCH_WORK`] (so that a match may have been missed). Not API: the `uri_template`
+    /// fuzz target's property needs it to tell a wrong answer from a bounded one.
+    #[doc(hidden)]
+    pub fn match_uri_reporting_exhaustion(&self, uri: &str) -> (Option<Variables>, bool) {
         matching::match_uri(&self.parts, uri)
     }
 }
@@ -360,6 +382,18 @@ impl FromStr for UriTemplate {
     fn from_str(template: &str) -> Result<Self, Self::Err> {
         Self::parse(template)
     }
+}
+
+/// RFC 6570 section 3: expands a parsed template.
+fn expand_parts(parts: &[Part], variables: &Variables) -> String {
+    let mut out = String::new();
+    for part in parts {
+        match part {
+            Part::Literal(text) => out.push_str(text),
+            Part::Expression(expression) => expand_expression(&mut out, expression, variables),
+        }
+    }
+    out
 }
 
 /// RFC 6570 appendix A, "Implementation Hints", for one expression.

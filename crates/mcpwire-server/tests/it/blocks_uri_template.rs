@@ -482,11 +482,154 @@ fn ambiguous_templates_resolve_as_documented() {
         template("file://{name}{.ext}").match_uri("file://archive.tar.gz"),
         Some(strings(&[("name", "archive"), ("ext", "tar.gz")]))
     );
-    // A multi-variable query expression followed by `{&...}` takes every parameter.
-    assert_eq!(template("x{?a,b}{&c}").match_uri("x?a=1&b=2&c=3"), None);
+    // A multi-variable query expression followed by `{&...}` leaves it the parameters it names.
+    assert_eq!(
+        template("x{?a,b}{&c}").match_uri("x?a=1&b=2&c=3"),
+        Some(strings(&[("a", "1"), ("b", "2"), ("c", "3")]))
+    );
     assert_eq!(
         template("x{?a}{&c}").match_uri("x?a=1&c=3"),
         Some(strings(&[("a", "1"), ("c", "3")]))
+    );
+}
+
+#[test]
+fn a_path_expression_leaves_the_next_one_its_segment() {
+    // Issue 17: the longest split read `/x/y/z` as three items for `{/a,b}`.
+    let parsed = template("{/a,b}{/c}");
+    let variables = strings(&[("a", "x"), ("b", "y"), ("c", "z")]);
+    assert_eq!(parsed.expand(&variables), "/x/y/z");
+    assert_eq!(parsed.match_uri("/x/y/z"), Some(variables));
+    assert_eq!(
+        parsed.match_uri("/x/y"),
+        Some(strings(&[("a", "x"), ("b", "y")]))
+    );
+}
+
+#[test]
+fn two_named_expressions_each_read_only_their_own_names() {
+    // Issue 17: with the first variable undefined, the first expression took the second's item.
+    for text in [
+        "{;a}{;b}",
+        "{?a}{&b}",
+        "{&a}{&b}",
+        "{;a,b}{;c}",
+        "{?a,b}{&c}",
+    ] {
+        let parsed = template(text);
+        let names = parsed.variable_names();
+        // Every subset of the variables defined, each with its own value.
+        for mask in 0..1_u32 << names.len() {
+            let variables: Variables = names
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| mask & (1 << index) != 0)
+                .map(|(index, name)| ((*name).to_owned(), TemplateValue::from(format!("v{index}"))))
+                .collect();
+            let uri = parsed.expand(&variables);
+            assert_eq!(parsed.match_uri(&uri), Some(variables), "{text} -> {uri}");
+        }
+    }
+}
+
+#[test]
+fn a_fragment_leaves_a_later_query_continuation_its_parameters() {
+    // Issue 17: `{#a}` read `#x&b=1` as `a = "x&b=1"`, which re-expands to the same URI but is
+    // not what was written; `&` is kept out of the fragment's value when it can be.
+    let parsed = template("doc://{id}{#a}{&b}");
+    assert_eq!(
+        parsed.match_uri("doc://7#x&b=1"),
+        Some(strings(&[("id", "7"), ("a", "x"), ("b", "1")]))
+    );
+    // A `&` the later expression cannot read stays in the fragment.
+    assert_eq!(
+        parsed.match_uri("doc://7#x&y"),
+        Some(strings(&[("id", "7"), ("a", "x&y")]))
+    );
+    // Likewise `?` before a query expression.
+    assert_eq!(
+        template("file:///{+path}{?rev}").match_uri("file:///a?b"),
+        Some(strings(&[("path", "a?b")]))
+    );
+}
+
+#[test]
+fn a_variable_named_in_two_expressions_reads_one_value() {
+    // Issue 17: the longest first value (`a-b-a`) left `b` for the second, and no match.
+    let parsed = template("{x}-{x}");
+    let variables = strings(&[("x", "a-b")]);
+    assert_eq!(parsed.expand(&variables), "a-b-a-b");
+    assert_eq!(parsed.match_uri("a-b-a-b"), Some(variables));
+    assert_eq!(parsed.match_uri("a-b-a-c"), None);
+    // A variable the first expression leaves undefined and the second defines would be
+    // written by both: `/x/y` is not an expansion of `{/a,b}{/b}` with `b = "y"`.
+    let parsed = template("{/a,b}{/b}");
+    assert_eq!(
+        parsed.match_uri("/x/y/y"),
+        Some(strings(&[("a", "x"), ("b", "y")]))
+    );
+    // Found by fuzzing: a split that leaves `q` out of `{/s,q}` and reads it in `{;q}` fails,
+    // and must not stop the search from finding the split that reads it in both.
+    let parsed = template("{/q9*}{/s,q}{g*}{;q}{&Re}");
+    let uri = "/q8/mRk8/-vgvs727v9s;q=-vgvs&Re=s9";
+    let matched = parsed.match_uri(uri);
+    assert_eq!(
+        matched.as_ref().and_then(|found| found["s"].as_str()),
+        Some("mRk8")
+    );
+    assert_eq!(
+        matched.map(|found| parsed.expand(&found)).as_deref(),
+        Some(uri)
+    );
+    let parsed = template("{x}{/x}");
+    assert_eq!(parsed.match_uri("ab/ab"), Some(strings(&[("x", "ab")])));
+    assert_eq!(parsed.match_uri("ab/a"), None);
+}
+
+#[test]
+fn a_split_that_re_expands_exactly_wins_over_an_earlier_that_only_reads_back() {
+    // `a = "x,y"` reads back (a list joined by commas) but re-expands as `x%2Cy`; the later
+    // split `a = "x"`, `b = ["", "y"]` re-expands to the URI itself.
+    let parsed = template("{a}{b*}");
+    let exact: Variables = [
+        ("a".to_owned(), TemplateValue::from("x")),
+        ("b".to_owned(), TemplateValue::from(vec!["", "y"])),
+    ]
+    .into();
+    assert_eq!(parsed.match_uri("x,y"), Some(exact));
+    // When no split re-expands exactly, the first that reads back is the match.
+    assert_eq!(
+        template("{a,b}{c}").match_uri("x,y,z"),
+        Some(strings(&[("a", "x"), ("b", "y"), ("c", ",z")]))
+    );
+    // Ambiguous templates: of the exact splits, the earlier expression takes the longest text.
+    assert_eq!(
+        template("{a}{b}").match_uri("xyz"),
+        Some(strings(&[("a", "xyz"), ("b", "")]))
+    );
+}
+
+#[test]
+fn a_uri_whose_splits_never_read_back_costs_a_bounded_time() {
+    // Twelve adjacent two-variable expressions and a URI of commas: a plain depth-first
+    // search would try every way to share the items among them. The work budget and the
+    // table of failed searches bound it; the time bound is generous (a debug build on a
+    // loaded machine) against the seconds an unbounded search takes.
+    let text: String = (0..12)
+        .map(|index| format!("{{a{index},b{index}}}"))
+        .collect::<String>()
+        + "!";
+    let parsed = template(&text);
+    let uri = "x,".repeat(2_000) + "?";
+    let started = std::time::Instant::now();
+    assert_eq!(parsed.match_uri(&uri), None);
+    // Four hundred items for twelve expressions of two variables each: no split reads back.
+    assert_eq!(parsed.match_uri(&("x,".repeat(200) + "!")), None);
+    let elapsed = started.elapsed();
+    eprintln!("two hostile matches took {elapsed:?}");
+    assert!(
+        elapsed < std::time::Duration::from_secs(5),
+        "took {elapsed:?}"
     );
 }
 
