@@ -250,8 +250,8 @@ impl ServerBuilder {
     /// not fit `A` are a tool error. The handler returns any
     /// [`IntoToolResult`](crate::IntoToolResult): a `CallToolResult`, a
     /// [`Structured`](crate::Structured) value or a `String`. With the
-    /// `schemars` feature, [`derived_tool`](Self::derived_tool) derives the
-    /// schemas from the types instead.
+    /// `schemars` feature, `derived_tool` derives the schemas from the types
+    /// instead.
     pub fn typed_tool<A, O, F, Fut>(self, tool: Tool, handler: F) -> Self
     where
         A: serde::de::DeserializeOwned + Send + 'static,

@@ -38,8 +38,7 @@ impl IntoToolResult for String {
 /// A tool's typed structured output: `T` becomes `structuredContent`, and
 /// its serialized JSON the text block beside it (for clients that read
 /// only `content`). With the `schemars` feature and
-/// [`ServerBuilder::derived_tool`](crate::ServerBuilder::derived_tool), the
-/// tool's `outputSchema` is derived from `T`, and every result is checked
+/// `ServerBuilder::derived_tool`, the tool's `outputSchema` is derived from `T`, and every result is checked
 /// against it like a hand-written one.
 ///
 /// `T` should serialize to a JSON object: clients of revisions before
