@@ -28,15 +28,7 @@ pub fn check_request_headers(
     message: &Message,
     tools: &dyn ToolParamHeaders,
 ) -> Result<(), String> {
-    // As `server::stateless` reads them.
-    let params: Option<Value> = message
-        .params()
-        .and_then(|raw| serde_json::from_str(raw.get()).ok());
-    let meta_version = params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
-        .and_then(|meta| meta.get(mcpwire_types::meta_keys::PROTOCOL_VERSION));
-    crate::server::validate::check_headers(headers, message, params.as_ref(), meta_version, tools)
+    crate::server::validate::check_message_headers(headers, message, tools)
 }
 
 /// The server's decoding of an `Mcp-Name` / `Mcp-Param-*` header value

@@ -24,37 +24,54 @@ use mcpwire_types::ProtocolVersion;
 
 use crate::connection::{Redis, millis, script};
 
-/// Creates a record: `KEYS[1]` the hash, `KEYS[2]` the deadline set,
-/// `ARGV[1]` the id, `ARGV[2]` the idle timeout (ms).
-const CREATE: &str = r"
+/// The Lua lines that refresh a record's idle deadline, shared by the
+/// scripts that create or touch one: `KEYS[1]` the hash, `KEYS[2]` the
+/// deadline set, `ARGV[1]` the id, `ARGV[2]` the idle timeout (ms). The
+/// hash expires with its deadline, the set keeps its entry at the same
+/// deadline in Redis time, and the set itself outlives the longest idle
+/// timeout written.
+macro_rules! refresh {
+    () => {
+        r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'n', 0)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
 local keep = tonumber(ARGV[2]) * 2
 if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
+"
+    };
+}
+
+/// Creates a record: `KEYS[1]` the hash, `KEYS[2]` the deadline set,
+/// `ARGV[1]` the id, `ARGV[2]` the idle timeout (ms).
+const CREATE: &str = concat!(
+    r"
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'n', 0)
+",
+    refresh!(),
+    r"
 return 1
-";
+"
+);
 
 /// Refreshes a live record and returns `{revision or '', owner or ''}`
 /// (the owner's first character is `=` when there is one, so that an empty
 /// owner and none differ), or nil: same keys and arguments as `CREATE`.
-const TOUCH: &str = r"
+const TOUCH: &str = concat!(
+    r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-local keep = tonumber(ARGV[2]) * 2
-if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
+",
+    refresh!(),
+    r"
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then v = '' end
 local o = redis.call('HGET', KEYS[1], 'o')
 if not o then o = '' else o = '=' .. o end
 return {v, o}
-";
+"
+);
 
 /// Sets a field of a live record only: `KEYS[1]`, `ARGV[1]` field,
 /// `ARGV[2]` value.
@@ -74,7 +91,8 @@ return redis.call('HINCRBY', KEYS[1], 'n', 1)
 /// owner key, or empty without one): nil when the record is gone or bound
 /// to another identity (then neither refreshed nor numbered), otherwise
 /// `{revision or '', owner as in TOUCH, stream number}`.
-const TOUCH_AND_OPEN: &str = r"
+const TOUCH_AND_OPEN: &str = concat!(
+    r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local o = redis.call('HGET', KEYS[1], 'o')
 if o then
@@ -83,17 +101,15 @@ if o then
 else
   o = ''
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-local keep = tonumber(ARGV[2]) * 2
-if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
+",
+    refresh!(),
+    r"
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then v = '' end
 local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
 return {v, o, tostring(n)}
-";
+"
+);
 
 /// Removes the deadline entries that passed and returns their ids, also
 /// deleting any hash left behind: `KEYS[1]` the set, `ARGV[1]` the hash

@@ -8,7 +8,7 @@ use http::request::Parts;
 
 use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, sse};
 use super::names::{LAST_EVENT_ID, SESSION_ID};
-use super::post::{caller_of, check_version_header, store_failed};
+use super::post::{caller_of, check_version_header, store_failed, touch_admitted};
 use super::security::accepts;
 use super::service::Shared;
 use super::stream_response::{SseState, StreamGuard, has_polling, parse_event_id};
@@ -52,13 +52,7 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
     let id = session_of(parts).map_err(|refused| *refused)?;
     check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
     let caller = caller_of(&parts.extensions);
-    let record = config
-        .sessions
-        .touch(&id, config.idle_timeout)
-        .await
-        .map_err(|e| store_failed(&e))?
-        .filter(|record| record.admits(caller.as_deref()))
-        .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+    let record = touch_admitted(shared, &id, caller.as_deref()).await?;
     let resume = parts
         .headers
         .get(&LAST_EVENT_ID)

@@ -122,15 +122,17 @@ impl SessionStore for MemorySessionStore {
         let opened = match sessions.get_mut(id) {
             // Expired: gone for requests already; the sweep frees it.
             Some(entry) if entry.deadline <= now => None,
-            // Another identity gets what an unknown id gets (SEC-10).
-            Some(entry) if entry.owner.is_some() && entry.owner.as_deref() != caller => None,
             Some(entry) => {
-                entry.deadline = now + idle;
-                let number = entry.next_stream;
-                entry.next_stream += 1;
                 let record =
                     SessionRecord::new(id.clone(), entry.version).owned_by(entry.owner.clone());
-                Some((record, number))
+                // Another identity gets what an unknown id gets (SEC-10),
+                // and neither refreshes the session nor numbers a stream.
+                record.admits(caller).then(|| {
+                    entry.deadline = now + idle;
+                    let number = entry.next_stream;
+                    entry.next_stream += 1;
+                    (record, number)
+                })
             }
             None => None,
         };

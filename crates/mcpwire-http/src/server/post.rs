@@ -22,7 +22,9 @@ use super::session_routing::session_halves;
 use super::stateless;
 use super::stream_response::{Outgoing, StreamGuard, respond};
 use super::transport::SessionTransport;
-use mcpwire_store::{Envelope, PostExtensions, RequestIdentity, SessionId, StoreError, StreamKey};
+use mcpwire_store::{
+    Envelope, PostExtensions, RequestIdentity, SessionId, SessionRecord, StoreError, StreamKey,
+};
 
 /// Answers a POST to the MCP endpoint.
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: Parts, body: B) -> HttpResponse
@@ -197,6 +199,24 @@ pub(crate) fn caller_of(extensions: &http::Extensions) -> Option<String> {
         .map(RequestIdentity::owner_key)
 }
 
+/// Refreshes session `id` for `caller`: its record, or 404 when the
+/// session is unknown, expired or bound to another identity (nothing tells
+/// another identity that it exists), or 500 when the store failed.
+pub(crate) async fn touch_admitted(
+    shared: &Shared,
+    id: &SessionId,
+    caller: Option<&str>,
+) -> Result<SessionRecord, HttpResponse> {
+    let config = &shared.config;
+    config
+        .sessions
+        .touch(id, config.idle_timeout)
+        .await
+        .map_err(|e| store_failed(&e))?
+        .filter(|record| record.admits(caller))
+        .ok_or_else(|| empty(StatusCode::NOT_FOUND))
+}
+
 /// A store or bus failure.
 pub(crate) fn store_failed(error: &StoreError) -> HttpResponse {
     tracing::warn!(%error, "session state failed");
@@ -300,14 +320,7 @@ async fn session_post(
             .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
         (record, Some(stream))
     } else {
-        let record = config
-            .sessions
-            .touch(&id, config.idle_timeout)
-            .await
-            .map_err(|e| store_failed(&e))?
-            .filter(|record| record.admits(caller.as_deref()))
-            .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
-        (record, None)
+        (touch_admitted(shared, &id, caller.as_deref()).await?, None)
     };
     let batch = matches!(inbound, Inbound::Batch(_));
     // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use http::StatusCode;
 use http::request::Parts;
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
-use mcpwire_types::{header_mismatch_error, meta_keys};
-use serde_json::Value;
+use mcpwire_types::header_mismatch_error;
 
 use super::body::{HttpResponse, empty, rpc_error};
 use super::config::ResponseMode;
@@ -17,7 +16,7 @@ use super::request::request_halves;
 use super::service::Shared;
 use super::stream_response::{AnswerStatus, Outgoing, StreamGuard, respond};
 use super::transport::{CancelSignal, SessionTransport};
-use super::validate::check_headers;
+use super::validate::check_message_headers;
 
 /// Answers a stateless POST (the body has been read and is well formed).
 pub(crate) async fn handle(shared: &Arc<Shared>, parts: Parts, inbound: Inbound) -> HttpResponse {
@@ -42,20 +41,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, parts: Parts, inbound: Inbound)
             ErrorObject::invalid_request("a response without a session has nothing to answer"),
         );
     }
-    let params: Option<Value> = message
-        .params()
-        .and_then(|raw| serde_json::from_str(raw.get()).ok());
-    let meta_version = params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
-        .and_then(|meta| meta.get(meta_keys::PROTOCOL_VERSION));
-    if let Err(reason) = check_headers(
-        &parts.headers,
-        &message,
-        params.as_ref(),
-        meta_version,
-        &*config.param_headers,
-    ) {
+    if let Err(reason) = check_message_headers(&parts.headers, &message, &*config.param_headers) {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             message.id().cloned(),

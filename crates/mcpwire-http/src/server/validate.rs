@@ -10,8 +10,27 @@ use serde_json::Value;
 use super::params::ToolParamHeaders;
 use crate::headers::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 
-/// Checks every mirrored header of a stateless POST; the error is the
+/// Checks every mirrored header of a stateless POST against its message,
+/// reading the params as [`check_headers`] needs them; the error is the
 /// sentence for the `HeaderMismatch` error.
+pub(crate) fn check_message_headers(
+    headers: &HeaderMap,
+    message: &Message,
+    tools: &dyn ToolParamHeaders,
+) -> Result<(), String> {
+    let params: Option<Value> = message
+        .params()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let meta_version = params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|meta| meta.get(mcpwire_types::meta_keys::PROTOCOL_VERSION));
+    check_headers(headers, message, params.as_ref(), meta_version, tools)
+}
+
+/// Checks every mirrored header of a stateless POST, given its params and
+/// the revision its `_meta` names; the error is the sentence for the
+/// `HeaderMismatch` error.
 pub(crate) fn check_headers(
     headers: &HeaderMap,
     message: &Message,
