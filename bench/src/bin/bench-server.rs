@@ -70,7 +70,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let threads = option(&args, "--threads")
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(0);
-    let runtime = if threads == 1 || http.is_none() && !has(&args, "--multi-thread") {
+    let server = build()?;
+    if http.is_none() && !has(&args, "--multi-thread") {
+        // As the README writes a stdio server: its own current-thread
+        // runtime, and no other built beside it (the cold start counts).
+        return server.run_stdio().map_err(Into::into);
+    }
+    let runtime = if threads == 1 {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
@@ -81,11 +87,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         builder.enable_all().build()?
     };
-    let server = build()?;
-    if http.is_none() && !has(&args, "--multi-thread") {
-        // As the README writes a stdio server: its own current-thread runtime.
-        return server.run_stdio().map_err(Into::into);
-    }
     let outcome = runtime.block_on(async {
         match http {
             Some(address) => serve_http(server, &address, &args).await,
