@@ -99,7 +99,7 @@ fn read_once<'a, T>(
 
 /// Reads a payload: checks it and keeps its text.
 fn raw_json(cursor: &mut Cursor<'_>) -> Result<RawJson, SyntaxError> {
-    cursor.raw_owned().map(RawJson::from_checked_box)
+    cursor.raw_owned().map(RawJson::from_checked_string)
 }
 
 /// Reads every member of the message object at the cursor (on its `{`),

@@ -42,6 +42,12 @@ pub fn to_json_string<T: Serialize + ?Sized>(value: &T) -> Result<String, serde_
     // A nested call (a `Serialize` that encodes something itself) finds
     // the cell empty and starts a buffer of its own, which is correct.
     let mut out = SCRATCH.try_with(Cell::take).unwrap_or_default();
+    if out.capacity() == 0 {
+        // The last output was large and handed over (its buffer comes back
+        // to `recycle` when its `RawJson` is dropped): start from a kept
+        // buffer, which a large output needs and a small one can borrow.
+        out = crate::recycle::take(crate::recycle::SMALLEST);
+    }
     out.clear();
     out.reserve(FIRST_CAPACITY);
     if let Err(error) = value.serialize(&mut JsonWriter { out: &mut out }) {
@@ -72,13 +78,15 @@ const FIRST_CAPACITY: usize = 256;
 /// `realloc` that fits it (and the buffer would stay that large).
 const COPY_LIMIT: usize = 4 * 1024;
 
-/// Puts `buffer` back for the next call on this thread, unless it grew
-/// past what is worth keeping.
+/// Puts `buffer` back for the next call on this thread; one that grew past
+/// what is worth keeping as the scratch goes to the kept large buffers.
 fn keep_scratch(buffer: String) {
     if buffer.capacity() <= 4 * COPY_LIMIT {
         // Only fails while the thread is being torn down: the buffer is
         // then dropped, which is all that matters.
         let _ = SCRATCH.try_with(|cell| cell.set(buffer));
+    } else {
+        crate::recycle::give(buffer);
     }
 }
 

@@ -83,6 +83,7 @@ mod line_queue;
 pub mod memory;
 mod message;
 mod raw;
+mod recycle;
 mod shape;
 mod syntax;
 mod transport;

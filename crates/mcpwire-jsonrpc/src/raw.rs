@@ -19,8 +19,11 @@ use crate::syntax::Cursor;
 ///
 /// Parse it when its contents are needed, for example with
 /// `serde_json::from_str(raw.get())`.
+///
+/// Its text, when large, goes back to a per-thread store of buffers when
+/// it is dropped, for the next large payload or answer (see `recycle`).
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct RawJson(Box<str>);
+pub struct RawJson(String);
 
 impl RawJson {
     /// Checks that `text` is one JSON value (whitespace around it is
@@ -32,7 +35,7 @@ impl RawJson {
             .and_then(|range| cursor.end().map(|()| range))
             .map_err(|error| InvalidJson(error.to_string()))?;
         if start == 0 && end == text.len() {
-            return Ok(Self(text.into_boxed_str()));
+            return Ok(Self(text));
         }
         // A value starts and ends on ASCII bytes, so the range is always
         // on character boundaries.
@@ -48,18 +51,18 @@ impl RawJson {
     pub fn from_serialize<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
         // The output is one valid JSON value (serde_json's bytes exactly,
         // see `to_json_vec`): nothing to check.
-        crate::to_json_string(value).map(|text| Self(text.into_boxed_str()))
+        crate::to_json_string(value).map(Self)
     }
 
     /// Keeps `text`, which the caller has checked to be one JSON value
     /// without surrounding whitespace.
     pub(crate) fn from_checked(text: &str) -> Self {
-        Self(Box::from(text))
+        Self(String::from(text))
     }
 
     /// Keeps `text`, already copied, which the caller has checked to be
     /// one JSON value without surrounding whitespace.
-    pub(crate) fn from_checked_box(text: Box<str>) -> Self {
+    pub(crate) fn from_checked_string(text: String) -> Self {
         Self(text)
     }
 
@@ -69,8 +72,17 @@ impl RawJson {
     }
 
     /// The JSON text, by value.
-    pub fn into_string(self) -> String {
-        self.0.into_string()
+    pub fn into_string(mut self) -> String {
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// Gives a large text back to the thread's kept buffers.
+impl Drop for RawJson {
+    fn drop(&mut self) {
+        if self.0.capacity() >= crate::recycle::SMALLEST {
+            crate::recycle::give(std::mem::take(&mut self.0));
+        }
     }
 }
 
@@ -92,7 +104,7 @@ impl fmt::Display for RawJson {
 impl From<Box<RawValue>> for RawJson {
     /// serde_json's raw value, whose text serde_json has checked.
     fn from(raw: Box<RawValue>) -> Self {
-        Self(Box::<str>::from(raw))
+        Self(Box::<str>::from(raw).into_string())
     }
 }
 

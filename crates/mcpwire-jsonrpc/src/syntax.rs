@@ -89,6 +89,14 @@ impl Nesting {
 /// scan has just read.
 const COPY_PIECE: usize = 16 * 1024;
 
+/// A copy of a payload's `text`, in a kept buffer when it is large (see
+/// `recycle`).
+fn owned(text: &str) -> String {
+    let mut copy = crate::recycle::take(text.len());
+    copy.push_str(text);
+    copy
+}
+
 /// The copy of a value being skipped by [`Cursor::raw_owned`].
 ///
 /// A payload is kept as its own text, so its bytes are read twice: by the
@@ -200,16 +208,16 @@ impl<'a> Cursor<'a> {
 
     /// Skips one value and returns a copy of its text, made while it is
     /// skipped (see [`PayloadCopy`]).
-    pub(crate) fn raw_owned(&mut self) -> Result<Box<str>, SyntaxError> {
+    pub(crate) fn raw_owned(&mut self) -> Result<String, SyntaxError> {
         if self.copy.is_some() {
             // Payloads never nest; copying after the scan stays correct.
-            return self.raw_text().map(Box::from);
+            return self.raw_text().map(owned);
         }
         self.skip_whitespace();
         let start = self.at;
         if self.text.len().saturating_sub(start) <= COPY_PIECE {
             // The scan cannot outrun the cache: copy after it, in one go.
-            return self.raw_text().map(Box::from);
+            return self.raw_text().map(owned);
         }
         self.copy = Some(PayloadCopy {
             start,
@@ -227,9 +235,9 @@ impl<'a> Cursor<'a> {
         Ok(match copy {
             Some(PayloadCopy { mut text, .. }) if !text.is_empty() => {
                 text.push_str(rest);
-                text.into_boxed_str()
+                text
             }
-            _ => Box::from(rest),
+            _ => owned(rest),
         })
     }
 
@@ -249,11 +257,10 @@ impl<'a> Cursor<'a> {
         };
         if copy.text.capacity() == 0 {
             // The value may run to the end of the text, and growing the
-            // copy would copy it again; the excess is returned when the
-            // copy is boxed. The text is at most one line or frame, which
-            // the transport has already bounded.
-            copy.text
-                .reserve_exact(self.text.len().saturating_sub(copy.start));
+            // copy would copy it again: room for all of it, from the kept
+            // buffers when one fits. The text is at most one line or frame,
+            // which the transport has already bounded.
+            copy.text = crate::recycle::take(self.text.len().saturating_sub(copy.start));
         }
         copy.text.push_str(piece);
         // Past `at`, which is at most three bytes past `end`: each pause
