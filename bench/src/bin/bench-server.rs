@@ -122,9 +122,11 @@ async fn serve_http(
         config = config.max_sessions(max);
     }
     let service = StreamableHttp::new(config, move |transport| {
-        let server = server.clone();
+        // Made before it is spawned: the task then holds the transport
+        // once, not also as the capture of an `async move` block.
+        let serving = server.serve(transport);
         tokio::spawn(async move {
-            let _ = server.serve(transport).await;
+            let _ = serving.await;
         });
     });
     let listener = tokio::net::TcpListener::bind(address).await?;

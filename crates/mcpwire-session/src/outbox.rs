@@ -67,6 +67,13 @@ impl<S: TransportSender> Outbox<S> {
         self.queue.push_back(transmit);
     }
 
+    /// Gives back what the queue holds beyond its packets (all of it when
+    /// it is empty), for a quiet session (see
+    /// [`ServerSession::shrink_to_fit`](crate::ServerSession::shrink_to_fit)).
+    pub fn shrink_to_fit(&mut self) {
+        self.queue.shrink_to_fit();
+    }
+
     /// How many packets wait for a batch (a driver stops reading while
     /// this is high: each request it reads would add an answer).
     pub fn backlog(&self) -> usize {

@@ -363,8 +363,8 @@ impl ServerSession {
         self.handshake = Handshake::Negotiated {
             client: ClientView {
                 version,
-                capabilities: Arc::new(params.capabilities.clone()),
-                info: Arc::new(params.client_info.clone()),
+                capabilities: super::interned::capabilities(&params.capabilities),
+                info: super::interned::info(&params.client_info),
             },
             initialized: false,
         };
