@@ -122,12 +122,9 @@ async fn serve_http(
         config = config.max_sessions(max);
     }
     let service = StreamableHttp::new(config, move |transport| {
-        // Made before it is spawned: the task then holds the transport
-        // once, not also as the capture of an `async move` block.
-        let serving = server.serve(transport);
-        tokio::spawn(async move {
-            let _ = serving.await;
-        });
+        // Spawned as it is: an `async move` block around it would hold the
+        // transport (or the future) a second time for the session's life.
+        tokio::spawn(server.serve(transport));
     });
     let listener = tokio::net::TcpListener::bind(address).await?;
     println!("http://{}/mcp", listener.local_addr()?);

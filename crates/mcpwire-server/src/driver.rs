@@ -41,7 +41,22 @@ const MAX_BACKLOG: usize = 256;
 
 /// Tables keyed by the client's request ids: a keyed hash that resists
 /// chosen collisions, cheaper than SipHash.
-type IdMap<K, V> = HashMap<K, V, ahash::RandomState>;
+type IdMap<K, V> = HashMap<K, V, ProcessKeyed>;
+
+/// ahash keyed once per process: a key the client cannot know resists
+/// chosen ids as well as one per table, and the table holds no key of its
+/// own (32 bytes each, held by every idle session).
+#[derive(Clone, Copy, Default)]
+struct ProcessKeyed;
+
+impl std::hash::BuildHasher for ProcessKeyed {
+    type Hasher = ahash::AHasher;
+
+    fn build_hasher(&self) -> ahash::AHasher {
+        static KEY: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        KEY.get_or_init(ahash::RandomState::new).build_hasher()
+    }
+}
 
 /// A request being handled by its own task.
 struct Running {
@@ -173,8 +188,10 @@ impl Server {
         async move {
             let drain_timeout = serving.driver.server.inner.drain_timeout;
             serving.run().await?;
-            // The last answers go out before the sending half closes.
-            tokio::time::timeout(drain_timeout, serving.outbox.finish())
+            // The last answers go out before the sending half closes. Boxed:
+            // made once at the end, it would otherwise widen the future
+            // every idle session holds.
+            tokio::time::timeout(drain_timeout, Box::pin(serving.outbox.finish()))
                 .await
                 .unwrap_or(Ok(()))
                 .map_err(ServeError::Transport)
@@ -227,14 +244,13 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                 .into_iter()
                 .flatten()
                 .min();
-            if wake != timer_at {
-                match (wake, &mut timer) {
-                    (Some(wake), Some(timer)) => timer.as_mut().reset(wake),
-                    (Some(wake), None) => timer = Some(Box::pin(tokio::time::sleep_until(wake))),
-                    (None, _) => timer = None,
-                }
-                timer_at = wake;
+            match (wake, &mut timer) {
+                (None, _) => timer = None,
+                (Some(wake), Some(timer)) if timer_at != Some(wake) => timer.as_mut().reset(wake),
+                (Some(_), Some(_)) => {}
+                (Some(wake), None) => timer = Some(Box::pin(tokio::time::sleep_until(wake))),
             }
+            timer_at = wake;
             // Back-pressure: while the client does not read what we send,
             // stop reading what it sends (each request would add an answer).
             let may_read = draining.is_none() && outbox.backlog() < MAX_BACKLOG;
