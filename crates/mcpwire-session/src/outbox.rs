@@ -64,7 +64,7 @@ impl<S: TransportSender> Outbox<S> {
     /// Queues a packet; it goes out when the driver next polls
     /// [`advance`](Self::advance).
     pub fn push(&mut self, transmit: Transmit) {
-        self.queue.push_back(transmit);
+        crate::peer::push_back_lean(&mut self.queue, transmit);
     }
 
     /// Gives back what the queue holds beyond its packets (all of it when

@@ -8,6 +8,17 @@ use std::collections::{HashMap, VecDeque};
 /// a keyed hash that resists chosen collisions, cheaper than SipHash.
 type PeerMap<K, V> = HashMap<K, V, ProcessKeyed>;
 
+/// Queues `value`, taking room for one value when `queue` has none: a
+/// queue that holds one value at a time (a session's events and packets
+/// while it is idle or handles one request) then costs one slot rather
+/// than std's first four; one that holds more grows as before.
+pub(crate) fn push_back_lean<T>(queue: &mut VecDeque<T>, value: T) {
+    if queue.capacity() == 0 {
+        queue.reserve_exact(1);
+    }
+    queue.push_back(value);
+}
+
 /// The hasher of the in-flight tables: ahash with one key per process.
 /// The peer chooses the ids, and a key it cannot know resists chosen
 /// collisions as well as one per table, which would cost every table 32
@@ -142,10 +153,11 @@ impl Peer {
     // ----- outgoing queue -------------------------------------------------
 
     pub(crate) fn queue(&mut self, message: impl Into<Message>, related: Option<RequestId>) {
-        self.transmits.push_back(Transmit {
+        let transmit = Transmit {
             packet: Packet::Single(message.into()),
             related,
-        });
+        };
+        push_back_lean(&mut self.transmits, transmit);
     }
 
     pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {

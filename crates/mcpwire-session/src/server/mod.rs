@@ -245,17 +245,20 @@ impl ServerSession {
     pub fn handle_timeout(&mut self, now: Instant) {
         for id in self.peer.expire(now) {
             let result = Err(crate::ResponseError::TimedOut);
-            self.events.push_back(Event::Response { id, result });
+            crate::peer::push_back_lean(&mut self.events, Event::Response { id, result });
         }
     }
 
     /// Ends the session: every request the server sent fails with `Closed`.
     pub fn close(&mut self) {
         for id in self.peer.drain_outbound() {
-            self.events.push_back(Event::Response {
-                id,
-                result: Err(crate::ResponseError::Closed),
-            });
+            crate::peer::push_back_lean(
+                &mut self.events,
+                Event::Response {
+                    id,
+                    result: Err(crate::ResponseError::Closed),
+                },
+            );
         }
     }
 
