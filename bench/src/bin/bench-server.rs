@@ -122,10 +122,9 @@ async fn serve_http(
         config = config.max_sessions(max);
     }
     let service = StreamableHttp::new(config, move |transport| {
-        let server = server.clone();
-        tokio::spawn(async move {
-            let _ = server.serve(transport).await;
-        });
+        // Spawned as it is: an `async move` block around it would hold the
+        // transport (or the future) a second time for the session's life.
+        tokio::spawn(server.serve(transport));
     });
     let listener = tokio::net::TcpListener::bind(address).await?;
     println!("http://{}/mcp", listener.local_addr()?);

@@ -41,8 +41,13 @@ fn resident_bytes() -> usize {
     kib * 1024
 }
 
+/// Held by each test for its whole run: resident memory is per process,
+/// so two measures running side by side would blur each other.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peak_memory_stays_bounded_across_1000_sse_calls_with_64_kib_answers() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     const CALLS: usize = 1000;
     const ANSWER: usize = 64 * 1024;
     // The bound on growth over the warmed-up server: a few answers in
@@ -94,4 +99,50 @@ async fn peak_memory_stays_bounded_across_1000_sse_calls_with_64_kib_answers() {
     );
     // The standalone stream's log is all that is left.
     assert!(stats.buffered_events < 10, "{stats:?}");
+}
+
+/// Memory per idle session (issue 20, M2: at most 4 KiB in the release
+/// benchmark). A session's runtime used to keep the queues and tables its
+/// `initialize` exchange had grown, the channels of its handlers and the
+/// `initialize` POST's extensions: about 8 KiB each. A session quiet for
+/// 100 ms now gives them back. Measured here in this process, client side
+/// included and unoptimized: about 4.1 KiB now, 5.0 KiB without the
+/// shrinking of quiet sessions (the release benchmark measured 8.2 KiB
+/// before any of this); the bound catches a return to the old shape, not
+/// a drift of a few hundred bytes (resident memory varies that much with
+/// the allocator's arenas).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_sessions_hold_little_memory_once_quiet() {
+    const SESSIONS: usize = 1000;
+    const PER_SESSION: usize = 6 * 1024;
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let config = Config::default()
+        .response_mode(ResponseMode::Json)
+        .idle_timeout(Duration::from_secs(300));
+    let server = TestServer::start(config, test_runtime()).await;
+    // Warm up: the first sessions grow the server's tables and the
+    // allocator's caches.
+    let mut clients = Vec::with_capacity(SESSIONS + 50);
+    for _ in 0..50 {
+        clients.push(within(Client::connect(server.addr, V2025_11_25)).await);
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let baseline = resident_bytes();
+    for _ in 0..SESSIONS {
+        clients.push(within(Client::connect(server.addr, V2025_11_25)).await);
+    }
+    // Every session is quiet after 100 ms and shrinks within another 100.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let per_session = resident_bytes().saturating_sub(baseline) / SESSIONS;
+    eprintln!("resident memory per idle session: {per_session} bytes");
+    assert!(
+        per_session <= PER_SESSION,
+        "{per_session} bytes of resident memory per idle session"
+    );
+    // They are all still there and served.
+    let stats = server.service.stats().await;
+    assert!(stats.sessions >= SESSIONS, "{stats:?}");
+    let last = clients.last().unwrap();
+    let reply = within(last.post(&request(1, "ping", json!({})))).await;
+    assert_eq!(reply.status(), 200);
 }

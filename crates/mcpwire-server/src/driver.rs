@@ -5,11 +5,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::pin::Pin;
 use std::task::Poll;
 use std::time::Instant;
 
 use mcpwire_jsonrpc::{
     ErrorObject, Inbound, Message, RequestId, Transport, TransportContext, TransportReceiver,
+    TransportSender,
 };
 use mcpwire_session::{
     ClientCall, Event, ExtensionCall, IncomingRequest, ServerEvent, ServerSession,
@@ -39,7 +41,22 @@ const MAX_BACKLOG: usize = 256;
 
 /// Tables keyed by the client's request ids: a keyed hash that resists
 /// chosen collisions, cheaper than SipHash.
-type IdMap<K, V> = HashMap<K, V, ahash::RandomState>;
+type IdMap<K, V> = HashMap<K, V, ProcessKeyed>;
+
+/// ahash keyed once per process: a key the client cannot know resists
+/// chosen ids as well as one per table, and the table holds no key of its
+/// own (32 bytes each, held by every idle session).
+#[derive(Clone, Copy, Default)]
+struct ProcessKeyed;
+
+impl std::hash::BuildHasher for ProcessKeyed {
+    type Hasher = ahash::AHasher;
+
+    fn build_hasher(&self) -> ahash::AHasher {
+        static KEY: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        KEY.get_or_init(ahash::RandomState::new).build_hasher()
+    }
+}
 
 /// A request being handled by its own task.
 struct Running {
@@ -50,6 +67,11 @@ struct Running {
 /// Per-session state the engine does not keep: running handlers, requests
 /// the server sent on behalf of handlers, resource subscriptions (handshake
 /// era) and open `subscriptions/listen` requests (2026-07-28).
+///
+/// An idle session holds this for its whole life, so what most sessions
+/// never use is made on first use ([`Rare`], the command channel, the
+/// scope), and what a quiet session no longer uses is given back
+/// ([`Driver::shrink_to_fit`]).
 struct Driver {
     server: Server,
     session: ServerSession,
@@ -59,6 +81,23 @@ struct Driver {
     shared: Option<std::sync::Arc<SessionShared>>,
     command_rx: Option<mpsc::Receiver<Command>>,
     running: IdMap<RequestId, Running>,
+    /// What the transport knew of the request of the packet being
+    /// received (on HTTP, its POST's extensions), for the request's
+    /// `Context`; a batch's go to [`Rare::batch_contexts`].
+    transport_context: Option<(RequestId, TransportContext)>,
+    /// The tables few sessions use, made on first use ([`Driver::rare`]).
+    rare: Option<Box<Rare>>,
+    /// A random name for this session, to which its tasks are bound; made
+    /// with the first request's context, then kept.
+    scope: Option<std::sync::Arc<str>>,
+    /// Packets received so far: a session that received none for
+    /// [`SHRINK_AFTER`] is quiet.
+    received: u64,
+}
+
+/// The driver's tables that most sessions never use.
+#[derive(Default)]
+struct Rare {
     replies: IdMap<RequestId, oneshot::Sender<Result<ClientResult, PeerRequestError>>>,
     /// The requests to the client each client request's handler sent, so
     /// that they are cancelled when that request is (a handler's questions
@@ -66,18 +105,38 @@ struct Driver {
     sent_for: IdMap<RequestId, Vec<RequestId>>,
     subscriptions: HashSet<String>,
     listens: Listens,
-    /// A random name for this session, to which its tasks are bound.
-    scope: std::sync::Arc<str>,
-    /// What the transport knew of each request received and not started
-    /// yet (on HTTP, its POST's extensions), for the request's `Context`.
-    transport_contexts: IdMap<RequestId, TransportContext>,
+    /// What the transport knew of each request of a batch being received.
+    batch_contexts: IdMap<RequestId, TransportContext>,
     /// Runs the application's hook on `notifications/roots/list_changed`.
     roots: crate::roots::RootsWatcher,
 }
 
-/// How many requests' transport contexts wait for their start at most;
-/// beyond that (requests the engine refused never start) they are dropped.
-const MAX_TRANSPORT_CONTEXTS: usize = 1024;
+impl Rare {
+    fn shrink_to_fit(&mut self) {
+        self.replies.shrink_to_fit();
+        self.sent_for.shrink_to_fit();
+        self.subscriptions.shrink_to_fit();
+        self.listens.shrink_to_fit();
+        self.batch_contexts.shrink_to_fit();
+    }
+
+    /// Whether it holds nothing a session needs kept (then it is dropped
+    /// when the session is quiet, and made again if needed).
+    fn is_unused(&self) -> bool {
+        self.replies.is_empty()
+            && self.sent_for.is_empty()
+            && self.subscriptions.is_empty()
+            && self.listens.len() == 0
+            && self.batch_contexts.is_empty()
+            && !self.roots.is_running()
+    }
+}
+
+/// How long a session receives nothing before it gives back the spare
+/// room of its queues and tables ([`Driver::shrink_to_fit`]). A busy
+/// session keeps it (it would only allocate it again); one that went quiet
+/// holds only its state, which is what many idle sessions cost.
+const SHRINK_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The ids of the requests in `inbound`.
 fn request_ids(inbound: &Inbound) -> Vec<RequestId> {
@@ -104,31 +163,71 @@ impl Server {
     /// requests already received are still answered (for at most the
     /// builder's drain timeout); then running handlers are cancelled.
     ///
+    /// The future does not borrow the server, so it can be made before it
+    /// is spawned: `let serving = server.serve(transport);
+    /// tokio::spawn(serving)` holds the transport once, where an `async
+    /// move` block around `server.serve(transport)` holds it twice for the
+    /// session's life (its capture, and the future's copy).
+    ///
     /// # Errors
     ///
     /// When the transport fails.
-    pub async fn serve<T: Transport>(&self, transport: T) -> Result<(), ServeError> {
-        let (sender, mut receiver) = transport.split();
-        let mut outbox = Outbox::new(sender);
-        let mut changes = self.inner.changes.subscribe();
-        let mut driver = Driver {
-            server: self.clone(),
-            session: ServerSession::new(self.inner.config.clone()),
-            commands: None,
-            shared: None,
-            command_rx: None,
-            running: IdMap::default(),
-            replies: IdMap::default(),
-            sent_for: IdMap::default(),
-            subscriptions: HashSet::new(),
-            listens: Listens::default(),
-            scope: session_scope(),
-            transport_contexts: IdMap::default(),
-            roots: crate::roots::RootsWatcher::default(),
+    pub fn serve<T: Transport>(
+        &self,
+        transport: T,
+    ) -> impl Future<Output = Result<(), ServeError>> + use<T> {
+        // Everything is made here and moved into the future once: an
+        // `async fn` would keep its argument beside what it was split into.
+        let (sender, receiver) = transport.split();
+        let mut serving = Serving {
+            changes: self.inner.changes.subscribe(),
+            driver: Driver::new(self.clone()),
+            outbox: Outbox::new(sender),
+            receiver,
         };
+        async move {
+            let drain_timeout = serving.driver.server.inner.drain_timeout;
+            serving.run().await?;
+            // The last answers go out before the sending half closes. Boxed:
+            // made once at the end, it would otherwise widen the future
+            // every idle session holds.
+            tokio::time::timeout(drain_timeout, Box::pin(serving.outbox.finish()))
+                .await
+                .unwrap_or(Ok(()))
+                .map_err(ServeError::Transport)
+        }
+    }
+}
+
+/// One session being served: the driver, and the transport's halves.
+struct Serving<S: TransportSender, R> {
+    driver: Driver,
+    outbox: Outbox<S>,
+    receiver: R,
+    changes: broadcast::Receiver<Change>,
+}
+
+impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
+    /// Serves until the client stops sending and what it asked is answered
+    /// (`Ok`: the outbox is then to be finished) or the transport fails.
+    async fn run(&mut self) -> Result<(), ServeError> {
+        let Self {
+            driver,
+            outbox,
+            receiver,
+            changes,
+        } = self;
+        let drain_timeout = driver.server.inner.drain_timeout;
+        // One timer for the engine's next deadline, the end of draining and
+        // the shrinking of a quiet session, moved rather than made anew
+        // each turn, and held only while one of them is due (an idle
+        // session holds none).
+        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+        let mut timer_at: Option<tokio::time::Instant> = None;
         // Set when the client stops sending: requests already received are
         // still answered, until they finish or the drain time is up.
         let mut draining: Option<tokio::time::Instant> = None;
+        let mut quiet = QuietWatch::default();
         let outcome = 'serve: loop {
             driver.drain_events();
             while let Some(transmit) = driver.session.poll_transmit() {
@@ -141,6 +240,17 @@ impl Server {
                 .session
                 .poll_timeout()
                 .map(tokio::time::Instant::from_std);
+            let wake = [deadline, draining, quiet.arm(driver.received)]
+                .into_iter()
+                .flatten()
+                .min();
+            match (wake, &mut timer) {
+                (None, _) => timer = None,
+                (Some(wake), Some(timer)) if timer_at != Some(wake) => timer.as_mut().reset(wake),
+                (Some(_), Some(_)) => {}
+                (Some(wake), None) => timer = Some(Box::pin(tokio::time::sleep_until(wake))),
+            }
+            timer_at = wake;
             // Back-pressure: while the client does not read what we send,
             // stop reading what it sends (each request would add an answer).
             let may_read = draining.is_none() && outbox.backlog() < MAX_BACKLOG;
@@ -165,15 +275,16 @@ impl Server {
                     while let Some(inbound) = next.take() {
                         match inbound {
                             Some(Ok(inbound)) => {
-                                driver.receive(&mut receiver, inbound);
+                                driver.receive(receiver, inbound);
                                 driver.drain_events();
+                                driver.forget_transport_contexts();
                                 while let Some(transmit) = driver.session.poll_transmit() {
                                     outbox.push(transmit);
                                 }
                             }
                             Some(Err(error)) => break 'serve Err(ServeError::Transport(Box::new(error))),
                             None => {
-                                draining = Some(tokio::time::Instant::now() + self.inner.drain_timeout);
+                                draining = Some(tokio::time::Instant::now() + drain_timeout);
                             }
                         }
                         taken += 1;
@@ -187,21 +298,64 @@ impl Server {
                 }
                 Some(command) = next_command(&mut driver.command_rx) => driver.apply(command),
                 change = changes.recv() => driver.announce(change),
-                () = sleep_until(deadline) => driver.session.handle_timeout(now()),
-                () = sleep_until(draining) => break Ok(()),
+                () = fired(&mut timer), if timer_at.is_some() => {
+                    // A fired timer stays ready until it is set again.
+                    timer_at = None;
+                    let now = tokio::time::Instant::now();
+                    if draining.is_some_and(|end| end <= now) {
+                        break Ok(());
+                    }
+                    if deadline.is_some_and(|deadline| deadline <= now) {
+                        driver.session.handle_timeout(now.into_std());
+                    }
+                    if quiet.due(now, driver.received) {
+                        driver.shrink_to_fit(outbox);
+                    }
+                }
             }
         };
         driver.shut_down();
         while let Some(transmit) = driver.session.poll_transmit() {
             outbox.push(transmit);
         }
-        match outcome {
-            // The last answers go out before the sending half closes.
-            Ok(()) => tokio::time::timeout(self.inner.drain_timeout, outbox.finish())
-                .await
-                .unwrap_or(Ok(()))
-                .map_err(ServeError::Transport),
-            Err(error) => Err(error),
+        outcome
+    }
+}
+
+/// When a session counts as quiet: [`SHRINK_AFTER`] passed without a
+/// packet received since it was last shrunk.
+#[derive(Default)]
+struct QuietWatch {
+    /// When to look again, and the packets received by then.
+    check: Option<(tokio::time::Instant, u64)>,
+    /// The packets received when the session was last shrunk.
+    shrunk_at: u64,
+}
+
+impl QuietWatch {
+    /// When to look whether the session went quiet: set once packets came
+    /// since it was last shrunk (one clock read per [`SHRINK_AFTER`] of a
+    /// busy session, none while it stays idle).
+    fn arm(&mut self, received: u64) -> Option<tokio::time::Instant> {
+        if self.check.is_none() && received != self.shrunk_at {
+            self.check = Some((tokio::time::Instant::now() + SHRINK_AFTER, received));
+        }
+        self.check.map(|(at, _)| at)
+    }
+
+    /// Whether the session is to be shrunk now: the time to look has come
+    /// and nothing was received since it was set.
+    fn due(&mut self, now: tokio::time::Instant, received: u64) -> bool {
+        match self.check {
+            Some((at, before)) if at <= now => {
+                self.check = None;
+                let quiet = before == received;
+                if quiet {
+                    self.shrunk_at = received;
+                }
+                quiet
+            }
+            _ => false,
         }
     }
 }
@@ -226,6 +380,14 @@ fn now() -> Instant {
     tokio::time::Instant::now().into_std()
 }
 
+/// Completes when `timer` fires; pending without one.
+async fn fired(timer: &mut Option<Pin<Box<tokio::time::Sleep>>>) {
+    match timer {
+        Some(timer) => timer.as_mut().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The next message of a handler; pending while no handler ever ran (the channel is not made yet).
 async fn next_command(commands: &mut Option<mpsc::Receiver<Command>>) -> Option<Command> {
     match commands {
@@ -234,33 +396,93 @@ async fn next_command(commands: &mut Option<mpsc::Receiver<Command>>) -> Option<
     }
 }
 
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
-}
-
 impl Driver {
+    fn new(server: Server) -> Self {
+        Self {
+            session: ServerSession::new(server.inner.config.clone()),
+            server,
+            commands: None,
+            shared: None,
+            command_rx: None,
+            running: IdMap::default(),
+            transport_context: None,
+            rare: None,
+            scope: None,
+            received: 0,
+        }
+    }
+
+    /// The tables few sessions use, made now if they are not yet.
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Gives back the spare room of the engine's and the driver's queues
+    /// and tables, and what no handler uses any more (the command channel,
+    /// the rare tables), once the session has been quiet for
+    /// [`SHRINK_AFTER`]: an idle session then holds its state and little
+    /// else. What is given back is made again on the next use.
+    fn shrink_to_fit<S: TransportSender>(&mut self, outbox: &mut Outbox<S>) {
+        self.session.shrink_to_fit();
+        outbox.shrink_to_fit();
+        self.running.shrink_to_fit();
+        if let Some(rare) = &mut self.rare {
+            if rare.is_unused() {
+                self.rare = None;
+            } else {
+                rare.shrink_to_fit();
+            }
+        }
+        // The channel goes when nothing but the driver can send on it (no
+        // context, no handler's task, no hook holds a sender) and nothing
+        // waits in it: tokio allocates a block of 32 commands with it.
+        let unshared = self
+            .shared
+            .as_ref()
+            .is_none_or(|shared| std::sync::Arc::strong_count(shared) == 1);
+        let senders = usize::from(self.shared.is_some()) + 1;
+        let idle_channel = self.commands.as_ref().is_some_and(|commands| {
+            commands.strong_count() == senders
+                && self
+                    .command_rx
+                    .as_ref()
+                    .is_some_and(mpsc::Receiver::is_empty)
+        });
+        if unshared && idle_channel {
+            self.shared = None;
+            self.commands = None;
+            self.command_rx = None;
+        }
+    }
+
     /// Hands one inbound packet to the engine, keeping what the transport
     /// knew of each request in it.
     fn receive<R: TransportReceiver>(&mut self, receiver: &mut R, inbound: Inbound) {
-        if self.transport_contexts.len() >= MAX_TRANSPORT_CONTEXTS {
-            self.transport_contexts.clear();
-        }
+        self.received += 1;
         if let Inbound::Single(Message::Request(request)) = &inbound {
-            // The common case, without collecting ids.
-            if let Some(context) = receiver.request_context(&request.id) {
-                self.transport_contexts.insert(request.id.clone(), context);
-            }
+            // The common case, without collecting ids nor a table.
+            self.transport_context = receiver
+                .request_context(&request.id)
+                .map(|context| (request.id.clone(), context));
         } else {
             for id in request_ids(&inbound) {
                 if let Some(context) = receiver.request_context(&id) {
-                    self.transport_contexts.insert(id, context);
+                    self.rare().batch_contexts.insert(id, context);
                 }
             }
         }
         self.session.handle_inbound(inbound, now());
+    }
+
+    /// Drops what the transport knew of the requests of the packet just
+    /// received that did not start: the engine answered them itself
+    /// (`initialize`, `ping`) or refused them. Every request it releases
+    /// is started while its packet is received.
+    fn forget_transport_contexts(&mut self) {
+        self.transport_context = None;
+        if let Some(rare) = &mut self.rare {
+            rare.batch_contexts.clear();
+        }
     }
 
     fn drain_events(&mut self) {
@@ -275,7 +497,9 @@ impl Driver {
             Event::ExtensionRequest(request) => self.start_extension(request),
             Event::Cancelled { id, reason } => {
                 tracing::debug!(%id, reason = reason.as_deref().unwrap_or(""), "request cancelled by the client");
-                self.listens.remove(&id);
+                if let Some(rare) = &mut self.rare {
+                    rare.listens.remove(&id);
+                }
                 if let Some(running) = self.running.remove(&id) {
                     running.cancel.cancel();
                     running.task.abort();
@@ -287,7 +511,8 @@ impl Driver {
                     .respond(&id, Err(ErrorObject::internal_error("cancelled")));
             }
             Event::Response { id, result } => {
-                if let Some(reply) = self.replies.remove(&id) {
+                let reply = self.rare.as_mut().and_then(|rare| rare.replies.remove(&id));
+                if let Some(reply) = reply {
                     let _ = reply.send(result.map_err(PeerRequestError::Failed));
                 }
             }
@@ -319,7 +544,9 @@ impl Driver {
         let (hook, version) = (hook.clone(), client.version);
         let capabilities = client.capabilities.clone();
         let commands = self.commands().clone();
-        self.roots.changed(&hook, &commands, version, capabilities);
+        self.rare()
+            .roots
+            .changed(&hook, &commands, version, capabilities);
     }
 
     /// Where handlers talk back to the driver. The channel is made on first use: tokio allocates
@@ -343,7 +570,7 @@ impl Driver {
         let shared = std::sync::Arc::new(SessionShared {
             commands: self.commands().clone(),
             server: self.server.clone(),
-            scope: std::sync::Arc::clone(&self.scope),
+            scope: std::sync::Arc::clone(self.scope.get_or_insert_with(session_scope)),
         });
         self.shared = Some(std::sync::Arc::clone(&shared));
         shared
@@ -365,12 +592,13 @@ impl Driver {
         match &request {
             ClientRequest::Subscribe(params) => {
                 let limit = self.server.inner.config.limits.max_subscriptions;
-                let result = if self.subscriptions.len() >= limit
-                    && !self.subscriptions.contains(&params.uri)
+                let known = self.server.catalog().knows_uri(&params.uri);
+                let subscriptions = &mut self.rare().subscriptions;
+                let result = if subscriptions.len() >= limit && !subscriptions.contains(&params.uri)
                 {
                     Err(too_many_subscriptions(limit))
-                } else if self.server.catalog().knows_uri(&params.uri) {
-                    self.subscriptions.insert(params.uri.clone());
+                } else if known {
+                    subscriptions.insert(params.uri.clone());
                     Ok(ServerResult::Subscribe(Box::default()))
                 } else {
                     Err(crate::dispatch::resource_not_found(version, &params.uri))
@@ -382,19 +610,22 @@ impl Driver {
             // cancels it or the session ends.
             ClientRequest::SubscriptionsListen(params) => {
                 let limit = self.server.inner.config.limits.max_subscriptions;
-                if self.listens.len() >= limit {
+                if self.rare.as_ref().map_or(0, |rare| rare.listens.len()) >= limit {
                     let _ = self
                         .session
                         .respond(&id, Err(too_many_subscriptions(limit)));
                     return;
                 }
                 let capabilities = &self.server.inner.config.capabilities;
-                self.listens
+                let rare = self.rare.get_or_insert_with(Box::default);
+                rare.listens
                     .open(&mut self.session, id, &params.notifications, capabilities);
                 return;
             }
             ClientRequest::Unsubscribe(params) => {
-                self.subscriptions.remove(&params.uri);
+                if let Some(rare) = &mut self.rare {
+                    rare.subscriptions.remove(&params.uri);
+                }
                 let _ = self
                     .session
                     .respond(&id, Ok(ServerResult::Unsubscribe(Box::default())));
@@ -441,10 +672,16 @@ impl Driver {
     /// What the transport knew of request `id` (nothing over stdio: the
     /// table is then empty and not even hashed into).
     fn take_transport_context(&mut self, id: &RequestId) -> Option<TransportContext> {
-        if self.transport_contexts.is_empty() {
+        if let Some((known, _)) = &self.transport_context
+            && known == id
+        {
+            return self.transport_context.take().map(|(_, context)| context);
+        }
+        let rare = self.rare.as_mut()?;
+        if rare.batch_contexts.is_empty() {
             return None;
         }
-        self.transport_contexts.remove(id)
+        rare.batch_contexts.remove(id)
     }
 
     /// Applies the answer of a handler that finished in its first poll,
@@ -558,10 +795,11 @@ impl Driver {
                     .send_request(request, options, related.as_ref(), now())
                 {
                     Ok(id) => {
+                        let rare = self.rare();
                         if let Some(related) = related {
-                            self.sent_for.entry(related).or_default().push(id.clone());
+                            rare.sent_for.entry(related).or_default().push(id.clone());
                         }
-                        self.replies.insert(id, reply);
+                        rare.replies.insert(id, reply);
                     }
                     Err(error) => {
                         let _ = reply.send(Err(PeerRequestError::Refused(error)));
@@ -584,11 +822,11 @@ impl Driver {
     /// running), now that `request` is over.
     fn cancel_sent_for(&mut self, request: &RequestId) {
         // Most handlers ask the client nothing: no lookup then.
-        if self.sent_for.is_empty() {
+        let Some(rare) = self.rare.as_mut().filter(|rare| !rare.sent_for.is_empty()) else {
             return;
-        }
-        for id in self.sent_for.remove(request).unwrap_or_default() {
-            if self.replies.remove(&id).is_some() {
+        };
+        for id in rare.sent_for.remove(request).unwrap_or_default() {
+            if rare.replies.remove(&id).is_some() {
                 let reason = "the request it was sent for has ended".to_owned();
                 self.session.cancel(&id, Some(reason));
             }
@@ -607,8 +845,11 @@ impl Driver {
             // client with stale contents.
             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
                 let lists = [Change::Tools, Change::Prompts, Change::Resources];
-                let mut uris = self.listens.subscribed_uris();
-                uris.extend(self.subscriptions.iter().cloned());
+                let mut uris = std::collections::BTreeSet::new();
+                if let Some(rare) = &self.rare {
+                    uris = rare.listens.subscribed_uris();
+                    uris.extend(rare.subscriptions.iter().cloned());
+                }
                 lists
                     .into_iter()
                     .chain(uris.into_iter().map(Change::ResourceUpdated))
@@ -617,7 +858,9 @@ impl Driver {
             Err(broadcast::error::RecvError::Closed) => return,
         };
         for change in changes {
-            self.listens.announce(&mut self.session, &change);
+            if let Some(rare) = &self.rare {
+                rare.listens.announce(&mut self.session, &change);
+            }
             if self.session.is_initialized() {
                 self.announce_to_handshake_client(change);
             }
@@ -630,7 +873,11 @@ impl Driver {
             Change::Prompts => ServerNotification::PromptListChanged(Box::default()),
             Change::Resources => ServerNotification::ResourceListChanged(Box::default()),
             Change::ResourceUpdated(uri) => {
-                if !self.subscriptions.contains(&uri) {
+                let subscribed = self
+                    .rare
+                    .as_ref()
+                    .is_some_and(|rare| rare.subscriptions.contains(&uri));
+                if !subscribed {
                     return;
                 }
                 ServerNotification::ResourceUpdated(Box::new(
@@ -652,7 +899,9 @@ impl Driver {
             running.task.abort();
         }
         // Subscriptions end gracefully: each gets its completion result.
-        self.listens.close_all(&mut self.session);
+        if let Some(rare) = &mut self.rare {
+            rare.listens.close_all(&mut self.session);
+        }
         self.session.close();
         self.drain_events();
     }

@@ -42,12 +42,17 @@ impl Listens {
         self.open.insert(id, accepted);
     }
 
-    /// Forgets the subscription of request `id` (the client cancelled it).
     /// How many subscriptions are open.
     pub(crate) fn len(&self) -> usize {
         self.open.len()
     }
 
+    /// Gives back the table's spare room (all of it when none is open).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.open.shrink_to_fit();
+    }
+
+    /// Forgets the subscription of request `id` (the client cancelled it).
     pub(crate) fn remove(&mut self, id: &RequestId) {
         self.open.remove(id);
     }

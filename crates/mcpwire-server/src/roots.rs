@@ -117,6 +117,12 @@ impl RootsWatcher {
         };
         let _ = queue.send(context);
     }
+
+    /// Whether the hook's runner was started (it then lives as long as the
+    /// session).
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
 }
 
 impl Drop for RootsWatcher {

@@ -64,7 +64,14 @@ impl<S: TransportSender> Outbox<S> {
     /// Queues a packet; it goes out when the driver next polls
     /// [`advance`](Self::advance).
     pub fn push(&mut self, transmit: Transmit) {
-        self.queue.push_back(transmit);
+        crate::peer::push_back_lean(&mut self.queue, transmit);
+    }
+
+    /// Gives back what the queue holds beyond its packets (all of it when
+    /// it is empty), for a quiet session (see
+    /// [`ServerSession::shrink_to_fit`](crate::ServerSession::shrink_to_fit)).
+    pub fn shrink_to_fit(&mut self) {
+        self.queue.shrink_to_fit();
     }
 
     /// How many packets wait for a batch (a driver stops reading while

@@ -6,7 +6,34 @@ use std::collections::{HashMap, VecDeque};
 
 /// The tables keyed by what the peer chose (request ids, progress tokens):
 /// a keyed hash that resists chosen collisions, cheaper than SipHash.
-type PeerMap<K, V> = HashMap<K, V, ahash::RandomState>;
+type PeerMap<K, V> = HashMap<K, V, ProcessKeyed>;
+
+/// Queues `value`, taking room for one value when `queue` has none: a
+/// queue that holds one value at a time (a session's events and packets
+/// while it is idle or handles one request) then costs one slot rather
+/// than std's first four; one that holds more grows as before.
+pub(crate) fn push_back_lean<T>(queue: &mut VecDeque<T>, value: T) {
+    if queue.capacity() == 0 {
+        queue.reserve_exact(1);
+    }
+    queue.push_back(value);
+}
+
+/// The hasher of the in-flight tables: ahash with one key per process.
+/// The peer chooses the ids, and a key it cannot know resists chosen
+/// collisions as well as one per table, which would cost every table 32
+/// bytes (four per session, held by every idle session).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ProcessKeyed;
+
+impl std::hash::BuildHasher for ProcessKeyed {
+    type Hasher = ahash::AHasher;
+
+    fn build_hasher(&self) -> ahash::AHasher {
+        static KEY: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        KEY.get_or_init(ahash::RandomState::new).build_hasher()
+    }
+}
 use std::time::{Duration, Instant};
 
 use mcpwire_jsonrpc::{
@@ -126,14 +153,26 @@ impl Peer {
     // ----- outgoing queue -------------------------------------------------
 
     pub(crate) fn queue(&mut self, message: impl Into<Message>, related: Option<RequestId>) {
-        self.transmits.push_back(Transmit {
+        let transmit = Transmit {
             packet: Packet::Single(message.into()),
             related,
-        });
+        };
+        push_back_lean(&mut self.transmits, transmit);
     }
 
     pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {
         self.transmits.pop_front()
+    }
+
+    /// Gives back what the in-flight tables and the outgoing queue hold
+    /// beyond their contents (all of it when they are empty, as they are
+    /// in a quiet session).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.outbound.shrink_to_fit();
+        self.progress_tokens.shrink_to_fit();
+        self.inbound.shrink_to_fit();
+        self.batches.shrink_to_fit();
+        self.transmits.shrink_to_fit();
     }
 
     /// Sends a notification whose params are already serialized.

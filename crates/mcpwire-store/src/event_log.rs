@@ -65,7 +65,12 @@ struct Logs {
 
 #[derive(Debug, Default)]
 struct SessionLog {
+    /// The streams' logs. The standalone stream (0) is there only once it
+    /// was written to: an idle session's log allocates nothing.
     streams: HashMap<u64, StreamLog, FastHash>,
+    /// Whether the standalone stream was finished or forgotten (until
+    /// then, its absence from `streams` means an empty log).
+    standalone_gone: bool,
     total: usize,
     bytes: usize,
     /// The session's events by age, as [`Logs::age`] for the store.
@@ -83,6 +88,28 @@ struct StreamLog {
     finished: bool,
     delivered: u64,
 }
+
+impl SessionLog {
+    /// The log of stream `number`, the standalone stream's made now if it
+    /// was never written to.
+    fn stream_mut(&mut self, number: u64) -> Option<&mut StreamLog> {
+        if number == STANDALONE && !self.standalone_gone {
+            return Some(self.streams.entry(STANDALONE).or_default());
+        }
+        self.streams.get_mut(&number)
+    }
+
+    /// Drops the log of stream `number`.
+    fn remove_stream(&mut self, number: u64) -> Option<StreamLog> {
+        if number == STANDALONE {
+            self.standalone_gone = true;
+        }
+        self.streams.remove(&number)
+    }
+}
+
+/// The number of the standalone (GET) stream of every session.
+const STANDALONE: u64 = 0;
 
 /// How many streams delivered whole a session keeps replayable.
 const KEEP_COMPLETED: usize = 4;
@@ -157,7 +184,7 @@ impl Logs {
         let Some(session) = self.sessions.get_mut(&key.session) else {
             return;
         };
-        let Some(stream) = session.streams.get_mut(&key.stream) else {
+        let Some(stream) = session.stream_mut(key.stream) else {
             return;
         };
         self.next_order += 1;
@@ -190,7 +217,7 @@ impl Logs {
         };
         let emptied = stream.finished && stream.events.is_empty();
         if emptied {
-            session.streams.remove(&stream_number);
+            session.remove_stream(stream_number);
         }
         let size = event.data.len();
         session.total -= 1;
@@ -276,7 +303,7 @@ impl Logs {
         let Some(session) = self.sessions.get_mut(&key.session) else {
             return;
         };
-        let Some(stream) = session.streams.remove(&key.stream) else {
+        let Some(stream) = session.remove_stream(key.stream) else {
             return;
         };
         let bytes: usize = stream.events.iter().map(|(_, e)| e.data.len()).sum();
@@ -290,8 +317,8 @@ impl Logs {
 
 impl EventStore for MemoryEventStore {
     fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
-        let mut log = SessionLog::default();
-        log.streams.insert(0, StreamLog::default());
+        // The standalone stream's log is made with its first event.
+        let log = SessionLog::default();
         let mut logs = lock(&self.logs);
         if let Some(old) = logs.sessions.insert(session.clone(), log) {
             logs.total -= old.total;
@@ -314,11 +341,11 @@ impl EventStore for MemoryEventStore {
 
     fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
         if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session)
-            && let Some(stream) = session.streams.get_mut(&key.stream)
+            && let Some(stream) = session.stream_mut(key.stream)
         {
             stream.finished = true;
             if stream.events.is_empty() {
-                session.streams.remove(&key.stream);
+                session.remove_stream(key.stream);
             }
         }
         crate::done()
@@ -328,18 +355,24 @@ impl EventStore for MemoryEventStore {
         let replay = lock(&self.logs)
             .sessions
             .get(&key.session)
-            .and_then(|session| session.streams.get(&key.stream))
-            .map(|stream| {
-                let after = after.unwrap_or(stream.delivered);
-                Replay {
-                    events: stream
-                        .events
-                        .iter()
-                        .filter(|(_, event)| event.seq > after)
-                        .map(|(_, event)| event.clone())
-                        .collect(),
-                    finished: stream.finished,
+            .and_then(|session| match session.streams.get(&key.stream) {
+                Some(stream) => {
+                    let after = after.unwrap_or(stream.delivered);
+                    Some(Replay {
+                        events: stream
+                            .events
+                            .iter()
+                            .filter(|(_, event)| event.seq > after)
+                            .map(|(_, event)| event.clone())
+                            .collect(),
+                        finished: stream.finished,
+                    })
                 }
+                // The standalone stream, never written to: empty.
+                None => (key.stream == STANDALONE && !session.standalone_gone).then(|| Replay {
+                    events: Vec::new(),
+                    finished: false,
+                }),
             });
         Box::pin(async move { Ok(replay) })
     }
@@ -348,7 +381,7 @@ impl EventStore for MemoryEventStore {
         if let Some(stream) = lock(&self.logs)
             .sessions
             .get_mut(&key.session)
-            .and_then(|session| session.streams.get_mut(&key.stream))
+            .and_then(|session| session.stream_mut(key.stream))
         {
             stream.delivered = stream.delivered.max(seq);
         }
@@ -409,6 +442,29 @@ mod tests {
 
     fn session(name: &str) -> SessionId {
         SessionId::parse(name).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_standalone_stream_replays_empty_before_its_first_event_and_not_once_forgotten() {
+        let store = MemoryEventStore::new();
+        let s = session("standalone-lazy");
+        store.create_session(&s).await.unwrap();
+        let standalone = StreamKey::new(s.clone(), STANDALONE);
+        // Nothing is allocated for it until it is written to.
+        assert!(lock(&store.logs).sessions[&s].streams.is_empty());
+        let replay = store.replay(&standalone, None).await.unwrap().unwrap();
+        assert!(replay.events.is_empty() && !replay.finished);
+        store.append(&standalone, sized(1, 3)).await.unwrap();
+        store.mark_delivered(&standalone, 1).await.unwrap();
+        store.append(&standalone, sized(2, 3)).await.unwrap();
+        let replay = store.replay(&standalone, None).await.unwrap().unwrap();
+        assert_eq!(replay.events.len(), 1);
+        assert_eq!(replay.events[0].seq, 2);
+        store.forget(&standalone).await.unwrap();
+        assert!(store.replay(&standalone, None).await.unwrap().is_none());
+        // A stream of an unknown session is unknown, the standalone one too.
+        let unknown = StreamKey::new(session("standalone-unknown"), STANDALONE);
+        assert!(store.replay(&unknown, None).await.unwrap().is_none());
     }
 
     #[tokio::test]

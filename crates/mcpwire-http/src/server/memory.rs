@@ -184,7 +184,74 @@ struct Slot {
     inbox: PipeSender<Envelope>,
     /// The connection attached to each stream. A pipe rather than a tokio
     /// channel: one is made for every POST (see `pipe`).
-    streams: HashMap<u64, PipeSender<StreamEvent>, FastHash>,
+    streams: Attached,
+}
+
+/// The connections attached to one session's streams. A session usually
+/// has one at a time (a POST's, or its GET's): that one is held inline,
+/// and a table is made only while more are attached, so that an idle
+/// session's slot allocates nothing and looks nothing up by hash.
+#[derive(Default)]
+struct Attached {
+    first: Option<(u64, PipeSender<StreamEvent>)>,
+    /// The others, never holding `first`'s stream; `None` when empty.
+    #[expect(
+        clippy::box_collection,
+        reason = "a table rarely made: the slot holds a pointer, not the table's 64 bytes"
+    )]
+    more: Option<Box<HashMap<u64, PipeSender<StreamEvent>, FastHash>>>,
+}
+
+impl Attached {
+    fn get(&self, stream: u64) -> Option<&PipeSender<StreamEvent>> {
+        match &self.first {
+            Some((number, sender)) if *number == stream => Some(sender),
+            _ => self.more.as_ref()?.get(&stream),
+        }
+    }
+
+    /// Attaches `sender` to `stream`, dropping (so ending) the connection
+    /// attached before, if any.
+    fn insert(&mut self, stream: u64, sender: PipeSender<StreamEvent>) {
+        if let Some((number, old)) = &mut self.first
+            && *number == stream
+        {
+            *old = sender;
+            return;
+        }
+        if self.first.is_none()
+            && self
+                .more
+                .as_ref()
+                .is_none_or(|more| !more.contains_key(&stream))
+        {
+            self.first = Some((stream, sender));
+            return;
+        }
+        self.more
+            .get_or_insert_with(Box::default)
+            .insert(stream, sender);
+    }
+
+    fn remove(&mut self, stream: u64) -> Option<PipeSender<StreamEvent>> {
+        if self
+            .first
+            .as_ref()
+            .is_some_and(|(number, _)| *number == stream)
+        {
+            return self.first.take().map(|(_, sender)| sender);
+        }
+        let more = self.more.as_mut()?;
+        let removed = more.remove(&stream);
+        if more.is_empty() {
+            self.more = None;
+        }
+        removed
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.more.as_ref().map_or(0, |more| more.len())
+    }
 }
 
 impl std::fmt::Debug for Slot {
@@ -235,7 +302,7 @@ impl MessageBus for MemoryBus {
         let (sender, receiver) = pipe(capacity);
         let slot = Slot {
             inbox: sender,
-            streams: HashMap::default(),
+            streams: Attached::default(),
         };
         lock(&self.slots).insert(session.clone(), slot);
         let inbox: Inbox = Box::pin(receiver);
@@ -282,7 +349,7 @@ impl MessageBus for MemoryBus {
         let Some(streams) = slots.get_mut(&key.session).map(|slot| &mut slot.streams) else {
             return answered(false);
         };
-        let Some(sender) = streams.get(&key.stream) else {
+        let Some(sender) = streams.get(key.stream) else {
             return answered(false);
         };
         // Room in the connection's buffer (the usual case): queued now,
@@ -292,13 +359,13 @@ impl MessageBus for MemoryBus {
                 if fin {
                     // The stream ends with this event: nothing can follow
                     // it on this connection.
-                    streams.remove(&key.stream);
+                    streams.remove(key.stream);
                 }
                 return answered(true);
             }
             Err(TrySendError::Closed(_)) => {
                 // The connection is gone: forget it.
-                streams.remove(&key.stream);
+                streams.remove(key.stream);
                 return answered(false);
             }
             Err(TrySendError::Full(event)) => event,
@@ -306,9 +373,9 @@ impl MessageBus for MemoryBus {
         let sender = if fin {
             // Taken out of the table now rather than looked up again once
             // the event is delivered.
-            streams.remove(&key.stream)
+            streams.remove(key.stream)
         } else {
-            streams.get(&key.stream).cloned()
+            streams.get(key.stream).cloned()
         };
         drop(slots);
         let key = key.clone();
@@ -325,10 +392,10 @@ impl MessageBus for MemoryBus {
             if let Some(slot) = slots.get_mut(&key.session)
                 && slot
                     .streams
-                    .get(&key.stream)
+                    .get(key.stream)
                     .is_some_and(|current| current.same_pipe(&sender))
             {
-                slot.streams.remove(&key.stream);
+                slot.streams.remove(key.stream);
             }
             Ok(false)
         })
@@ -336,7 +403,7 @@ impl MessageBus for MemoryBus {
 
     fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
         if let Some(slot) = lock(&self.slots).get_mut(&key.session) {
-            slot.streams.remove(&key.stream);
+            slot.streams.remove(key.stream);
         }
         done()
     }
@@ -379,6 +446,46 @@ mod tests {
     async fn session_store_touches_and_opens_a_stream_at_once() {
         let store = MemorySessionStore::new();
         store_contract::session_store_touches_and_opens_a_stream_at_once(&store).await;
+    }
+
+    #[test]
+    fn attached_streams_hold_the_first_inline_and_a_table_only_while_more_are_attached() {
+        let mut attached = Attached::default();
+        let (first, _first_rx) = pipe::<StreamEvent>(1);
+        let (second, _second_rx) = pipe::<StreamEvent>(1);
+        let (replacement, _replacement_rx) = pipe::<StreamEvent>(1);
+        attached.insert(7, first.clone());
+        assert!(attached.more.is_none());
+        attached.insert(0, second.clone());
+        assert_eq!(attached.len(), 2);
+        assert!(
+            attached
+                .get(7)
+                .is_some_and(|sender| sender.same_pipe(&first))
+        );
+        assert!(
+            attached
+                .get(0)
+                .is_some_and(|sender| sender.same_pipe(&second))
+        );
+        // The inline one goes; the other stays reachable, and a later
+        // attach of its number replaces it rather than adding a second.
+        assert!(
+            attached
+                .remove(7)
+                .is_some_and(|sender| sender.same_pipe(&first))
+        );
+        attached.insert(0, replacement.clone());
+        assert_eq!(attached.len(), 1);
+        assert!(
+            attached
+                .get(0)
+                .is_some_and(|sender| sender.same_pipe(&replacement))
+        );
+        assert!(attached.remove(0).is_some());
+        assert!(attached.remove(0).is_none());
+        assert_eq!(attached.len(), 0);
+        assert!(attached.first.is_none() && attached.more.is_none());
     }
 
     #[tokio::test]

@@ -22,6 +22,7 @@ mod runtime_input;
 mod runtime_lifecycle;
 mod runtime_listen;
 mod runtime_prompts;
+mod runtime_quiet;
 mod runtime_resources;
 mod runtime_task_binding;
 mod runtime_tasks;

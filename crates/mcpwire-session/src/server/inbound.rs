@@ -110,7 +110,7 @@ impl ServerSession {
                     .map_err(crate::ResponseError::from),
                 Err(error) => Err(crate::ResponseError::Peer(error)),
             };
-            self.events.push_back(Event::Response { id, result });
+            crate::peer::push_back_lean(&mut self.events, Event::Response { id, result });
         }
     }
 
@@ -198,11 +198,14 @@ impl ServerSession {
                     log_level: speaker.log_level,
                     trace,
                 };
-                self.events.push_back(Event::Request(IncomingRequest {
-                    id,
-                    request: ClientCall { request, params },
-                    context,
-                }));
+                crate::peer::push_back_lean(
+                    &mut self.events,
+                    Event::Request(IncomingRequest {
+                        id,
+                        request: ClientCall { request, params },
+                        context,
+                    }),
+                );
             }
         }
     }
@@ -363,8 +366,8 @@ impl ServerSession {
         self.handshake = Handshake::Negotiated {
             client: ClientView {
                 version,
-                capabilities: Arc::new(params.capabilities.clone()),
-                info: Arc::new(params.client_info.clone()),
+                capabilities: super::interned::capabilities(&params.capabilities),
+                info: super::interned::info(&params.client_info),
             },
             initialized: false,
         };
@@ -418,7 +421,10 @@ impl ServerSession {
                     && !*initialized
                 {
                     *initialized = true;
-                    self.events.push_back(Event::Established(client.clone()));
+                    crate::peer::push_back_lean(
+                        &mut self.events,
+                        Event::Established(client.clone()),
+                    );
                 }
             }
             ClientNotification::Cancelled(params) => {
@@ -426,21 +432,27 @@ impl ServerSession {
                 if let Some(id) = params.request_id.clone()
                     && self.peer.cancel_inbound(&id)
                 {
-                    self.events.push_back(Event::Cancelled {
-                        id,
-                        reason: params.reason.clone(),
-                    });
+                    crate::peer::push_back_lean(
+                        &mut self.events,
+                        Event::Cancelled {
+                            id,
+                            reason: params.reason.clone(),
+                        },
+                    );
                 }
             }
             ClientNotification::Progress(params) => {
                 if let Some(id) = self.peer.record_progress(&params, now) {
-                    self.events.push_back(Event::Progress {
-                        id,
-                        progress: *params,
-                    });
+                    crate::peer::push_back_lean(
+                        &mut self.events,
+                        Event::Progress {
+                            id,
+                            progress: *params,
+                        },
+                    );
                 }
             }
-            other => self.events.push_back(Event::Notification(other)),
+            other => crate::peer::push_back_lean(&mut self.events, Event::Notification(other)),
         }
     }
 }
