@@ -163,8 +163,7 @@ impl LocalRuntime {
             let next = match state {
                 IDLE => RUNNING,
                 RUNNING if mark => NOTIFIED,
-                RUNNING => return Err(Ran::Busy),
-                NOTIFIED => return Err(Ran::Busy),
+                RUNNING | NOTIFIED => return Err(Ran::Busy),
                 _ => return Err(Ran::Finished),
             };
             match self.signal.state.compare_exchange_weak(
@@ -321,7 +320,7 @@ mod tests {
         // Nobody holds it: a wake-up goes to the session's task.
         sender.send(()).unwrap();
         eventually(|| lock(&polls).len() == 3).await;
-        assert_eq!(lock(&polls)[2], true);
+        assert!(lock(&polls)[2], "the task polled it");
         // The end of the future ends the task and the runtime.
         drop(sender);
         eventually(|| runtime.try_hold(false).err() == Some(Ran::Finished)).await;
