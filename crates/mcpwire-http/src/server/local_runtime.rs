@@ -204,27 +204,32 @@ impl Held<'_> {
         let runtime = self.runtime;
         // Whatever woke the future before this poll is seen by it.
         runtime.signal.state.store(RUNNING, Ordering::Release);
-        let mut slot = lock(&runtime.future);
         for _ in 0..POLLS_IN_A_ROW {
-            let Some(future) = slot.as_mut() else {
-                break;
+            // Locked only while polled (never contended: only the holder
+            // locks it), and let go before the right to poll is.
+            let finished = {
+                let mut slot = lock(&runtime.future);
+                let Some(future) = slot.as_mut() else {
+                    return self.finish();
+                };
+                let mut cx = Context::from_waker(&runtime.waker);
+                // A runtime that panics ends like a spawned task that
+                // panics: the session's runtime is gone, its POSTs are not.
+                match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx))) {
+                    Ok(Poll::Pending) => None,
+                    Ok(Poll::Ready(())) => Some(slot.take()),
+                    Err(_) => {
+                        tracing::error!(
+                            "a session runtime panicked; the session's runtime is gone"
+                        );
+                        Some(slot.take())
+                    }
+                }
             };
-            let mut cx = Context::from_waker(&runtime.waker);
-            // A runtime that panics ends like a spawned task that panics:
-            // the session's runtime is gone, its POSTs are not.
-            let polled =
-                std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
-            match polled {
-                Ok(Poll::Pending) => {}
-                Ok(Poll::Ready(())) => {
-                    *slot = None;
-                    break;
-                }
-                Err(_) => {
-                    tracing::error!("a session runtime panicked; the session's runtime is gone");
-                    *slot = None;
-                    break;
-                }
+            if let Some(future) = finished {
+                // Dropped outside the lock: its drop may wake the runtime.
+                drop(future);
+                return self.finish();
             }
             match runtime.signal.state.compare_exchange(
                 RUNNING,
@@ -233,7 +238,6 @@ impl Held<'_> {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    drop(slot);
                     core::mem::forget(self);
                     return Ran::Waiting;
                 }
@@ -241,19 +245,19 @@ impl Held<'_> {
                 Err(_) => runtime.signal.state.store(RUNNING, Ordering::Release),
             }
         }
-        if slot.is_none() {
-            // The future is gone: the session's task ends with it.
-            drop(slot);
-            runtime.signal.state.store(DONE, Ordering::Release);
-            runtime.signal.wake_task();
-            core::mem::forget(self);
-            return Ran::Finished;
-        }
-        drop(slot);
         // Still woken after its polls in a row: the session's task goes on.
         runtime.signal.state.store(NOTIFIED, Ordering::Release);
         drop(self);
         Ran::Waiting
+    }
+
+    /// The future is gone: the session's task ends with it.
+    fn finish(self) -> Ran {
+        let signal = &self.runtime.signal;
+        signal.state.store(DONE, Ordering::Release);
+        signal.wake_task();
+        core::mem::forget(self);
+        Ran::Finished
     }
 }
 
