@@ -109,7 +109,11 @@ where
     let config = config.param_headers(std::sync::Arc::new(mcpwire::CatalogParamHeaders::new(
         server.clone(),
     )));
-    let streamable = StreamableHttp::new(config, spawner(server.clone()));
+    // The service runs each session's runtime, as the facade's
+    // `into_http_service` does: POSTs to idle sessions take the fast path.
+    let runner = server.clone();
+    let streamable =
+        StreamableHttp::with_runtime(config, move |transport| runner.run_session(transport));
     let legacy = LegacySse::new(LegacyConfig::default(), spawner(server));
     let app = Router::new()
         .route_service(STREAMABLE_PATH, streamable)

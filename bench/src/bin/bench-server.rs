@@ -3,11 +3,14 @@
 //!
 //! `bench-server --stdio` serves stdin/stdout and exits when stdin ends.
 //! `bench-server --http ADDR [--json|--sse] [--stateless] [--max-sessions N]
-//! [--nodelay]`
+//! [--nodelay] [--spawned]`
 //! serves Streamable HTTP (any path; the clients use `/mcp`) and prints
 //! `http://ADDR/mcp` as its first line of stdout once it listens, and exits
 //! when stdin closes. `--nodelay` hosts on plain hyper HTTP/1.1 with
-//! `TCP_NODELAY` instead of `mcpwire_http::server::serve`.
+//! `TCP_NODELAY` instead of `mcpwire_http::server::serve`. `--spawned`
+//! starts each session's runtime on a task of its own from the connect
+//! hook (`StreamableHttp::new`) instead of letting the service run it
+//! (`StreamableHttp::with_runtime`, the POST fast path).
 //! Over stdio it is served as the README writes a stdio server, with
 //! `Host::run_stdio` (a current-thread runtime of its own);
 //! `--multi-thread` serves it on tokio's default multi-threaded runtime
@@ -121,11 +124,15 @@ async fn serve_http(
     if let Some(max) = option(args, "--max-sessions").and_then(|n| n.parse().ok()) {
         config = config.max_sessions(max);
     }
-    let service = StreamableHttp::new(config, move |transport| {
-        // Spawned as it is: an `async move` block around it would hold the
-        // transport (or the future) a second time for the session's life.
-        tokio::spawn(server.serve(transport));
-    });
+    let service = if has(args, "--spawned") {
+        // Each session's runtime on a task of its own, started by the
+        // connect hook: every POST crosses to that task and back.
+        StreamableHttp::new(config, move |transport| server.spawn_session(transport))
+    } else {
+        // As `Host::into_http_service` does: the service runs each
+        // session's runtime, and a POST to an idle session drives it.
+        StreamableHttp::with_runtime(config, move |transport| server.run_session(transport))
+    };
     let listener = tokio::net::TcpListener::bind(address).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     exit_when_stdin_closes();

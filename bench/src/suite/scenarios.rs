@@ -147,6 +147,9 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
         role: Role::Other,
         ..ours(label, flags)
     };
+    // Our service with each session's runtime on a task of its own (the
+    // connect hook spawns it): no POST fast path, for what it saves.
+    let spawned = nodelay;
     let limit = Target {
         label: "bare hyper",
         role: Role::Limit,
@@ -184,6 +187,8 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
         ];
         if connections == 1 {
             targets.push(nodelay("mcpwire json nodelay", &["--json", "--nodelay"]));
+        } else {
+            targets.push(spawned("mcpwire json spawned", &["--json", "--spawned"]));
         }
         targets.extend(rmcp(false, Role::Rmcp));
         targets.extend(rmcp(true, Role::Other));
@@ -197,6 +202,7 @@ pub fn http(bins: &Binaries) -> Vec<Scenario> {
     let mut sse = vec![
         ours("mcpwire sse", &["--sse"]),
         nodelay("mcpwire sse nodelay", &["--sse", "--nodelay"]),
+        spawned("mcpwire sse spawned", &["--sse", "--spawned"]),
         limit.clone(),
         lean("lean sse", &["--sse"]),
     ];

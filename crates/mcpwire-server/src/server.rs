@@ -76,12 +76,28 @@ impl Server {
     /// HTTP, HTTP+SSE) calls for each: `StreamableHttp::new(config, move
     /// |transport| server.spawn_session(transport))`.
     pub fn spawn_session<T: Transport>(&self, transport: T) {
-        let server = self.clone();
-        tokio::spawn(async move {
-            if let Err(error) = server.serve(transport).await {
+        tokio::spawn(self.run_session(transport));
+    }
+
+    /// The future that serves `transport` until the client closes it, for
+    /// a transport that runs each session's runtime itself; an error that
+    /// ends the session is logged (tracing, `debug`). Streamable HTTP runs
+    /// it so that a POST to an idle session is answered on the POST's own
+    /// task: `StreamableHttp::with_runtime(config, move |transport|
+    /// server.run_session(transport))`.
+    pub fn run_session<T: Transport>(
+        &self,
+        transport: T,
+    ) -> impl Future<Output = ()> + Send + use<T> {
+        // Made here, not in the block: a transport moved into the block and
+        // then into `serve` would keep its room in the block for the
+        // session's life.
+        let serving = self.serve(transport);
+        async move {
+            if let Err(error) = serving.await {
                 tracing::debug!(%error, "an MCP session ended with an error");
             }
-        });
+        }
     }
 
     /// The engine configuration every session uses.

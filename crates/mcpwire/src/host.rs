@@ -70,8 +70,10 @@ pub trait Host: sealed::Sealed {
     /// (2026-07-28) read this server's own catalog ([`CatalogParamHeaders`],
     /// replacing any source set on `config`): mount it with axum's
     /// `Router::route_service("/mcp", ...)` or serve it with
-    /// [`mcpwire_http::server::serve`]. Each session (and each stateless
-    /// request) is served on a task of its own.
+    /// [`mcpwire_http::server::serve`]. Each stateless request is served
+    /// on a task of its own; each session's runtime is held by the service
+    /// ([`StreamableHttp::with_runtime`]), polled by a task of its own or,
+    /// when it is idle, by the POST that brings it a message.
     #[cfg(feature = "http")]
     #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     fn into_http_service(self, config: Config) -> StreamableHttp;
@@ -118,7 +120,9 @@ impl Host for Server {
     fn into_http_service(self, config: Config) -> StreamableHttp {
         let config =
             config.param_headers(std::sync::Arc::new(CatalogParamHeaders::new(self.clone())));
-        StreamableHttp::new(config, move |transport| self.spawn_session(transport))
+        // The service runs each session's runtime: a POST to an idle
+        // session is answered on the POST's own task (the fast path).
+        StreamableHttp::with_runtime(config, move |transport| self.run_session(transport))
     }
 
     #[cfg(feature = "http-legacy")]

@@ -22,6 +22,21 @@
 //! # }
 //! ```
 //!
+//! [`StreamableHttp::with_runtime`] is the other way: its hook returns the
+//! future that serves the transport, and the service runs it. A POST to an
+//! idle session of this process then polls the session's runtime right on
+//! the POST's own task, which saves the two hand-offs between the POST's
+//! task and the session's per call; `mcpwire`'s `into_http_service` hosts
+//! a server so:
+//!
+//! ```no_run
+//! # async fn runtime(_: mcpwire_http::server::SessionTransport) {}
+//! use mcpwire_http::server::{Config, StreamableHttp};
+//!
+//! // e.g. move |transport| server.run_session(transport) with mcpwire-server
+//! let service = StreamableHttp::with_runtime(Config::default(), runtime);
+//! ```
+//!
 //! The service does not look at the path: mount it on one route of an axum
 //! router (`Router::route_service("/mcp", service)`) or serve it with
 //! [`serve()`] (alone, or beside other endpoints), which also drains
@@ -128,6 +143,7 @@ mod beat;
 pub mod body;
 mod config;
 mod get;
+mod local_runtime;
 mod memory;
 mod names;
 mod params;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::FutureExt;
 use http::request::Parts;
 use http::{HeaderMap, StatusCode};
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
@@ -280,11 +281,10 @@ async fn create_session(
         .await
         .map_err(|e| store_failed(&e))?;
     shared.add_local_session(&id);
-    shared.connect(SessionTransport::session(session_halves(
-        shared,
-        id.clone(),
-        inbox,
-    )));
+    let transport = SessionTransport::session(session_halves(shared, id.clone(), inbox));
+    if let Some(runtime) = shared.connect(transport) {
+        shared.set_local_runtime(&id, runtime);
+    }
     session_post(shared, id.clone(), payload, inbound, Some(id), extensions).await
 }
 
@@ -337,12 +337,7 @@ async fn session_post(
         // HTTP-09: notifications and responses are accepted with 202.
         let mut envelope = Envelope::classified(payload, inbound, None, false);
         envelope.extensions = extensions;
-        let delivered = config
-            .bus
-            .deliver(&id, envelope)
-            .await
-            .map_err(|e| store_failed(&e))?;
-        return if delivered {
+        return if deliver(shared, &id, envelope).await? {
             Ok(empty(StatusCode::ACCEPTED))
         } else {
             Err(empty(StatusCode::NOT_FOUND))
@@ -375,12 +370,7 @@ async fn session_post(
     };
     let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
     envelope.extensions = extensions;
-    if !config
-        .bus
-        .deliver(&id, envelope)
-        .await
-        .map_err(|e| store_failed(&e))?
-    {
+    if !deliver(shared, &id, envelope).await? {
         return Err(empty(StatusCode::NOT_FOUND));
     }
     let outgoing = Outgoing {
@@ -394,4 +384,40 @@ async fn session_post(
         initialize: created,
     };
     Ok(respond(shared, outgoing).await)
+}
+
+/// Delivers a POSTed envelope to session `id`; `false` when no runtime
+/// serves it.
+///
+/// The fast path: when this server runs the session's runtime and nobody
+/// polls it, the POST takes the right to poll it before delivering (so the
+/// delivery wakes nobody) and, once the message is in the inbox, polls the
+/// runtime right here; an answer the runtime gives within that poll is on
+/// the POST's stream when it returns. A busy runtime, a bus that cannot
+/// take the message at once (a full inbox, a remote bus) or a runtime
+/// started by the connect hook get the message as any other POST does.
+async fn deliver(
+    shared: &Shared,
+    id: &SessionId,
+    envelope: Envelope,
+) -> Result<bool, HttpResponse> {
+    let runtime = shared.local_runtime(id);
+    let held = runtime
+        .as_ref()
+        .and_then(|runtime| runtime.try_hold(false).ok());
+    let mut delivery = shared.config.bus.deliver(id, envelope);
+    let delivered = match (&mut delivery).now_or_never() {
+        Some(delivered) => {
+            if let Some(held) = held {
+                held.run();
+            }
+            delivered
+        }
+        None => {
+            // Not in the inbox yet: let go of the runtime before waiting.
+            drop(held);
+            delivery.await
+        }
+    };
+    delivered.map_err(|e| store_failed(&e))
 }

@@ -3,10 +3,11 @@
 //! and graceful shutdown.
 
 use core::convert::Infallible;
+use core::future::Future;
 use core::task::{Context, Poll};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use http::{Method, Request};
 use tokio::sync::watch;
@@ -14,12 +15,19 @@ use tokio::sync::watch;
 use super::beat::Beat;
 use super::body::{HttpResponse, ResponseFuture, SendBody, method_not_allowed};
 use super::config::Config;
+use super::local_runtime::{LocalRuntime, RuntimeFuture};
 use super::transport::SessionTransport;
 use super::{get, post, security};
 use mcpwire_store::SessionId;
 
 /// The hook that receives each new session (and stateless request).
-type ConnectHook = dyn Fn(SessionTransport) + Send + Sync;
+enum ConnectHook {
+    /// It starts the runtime itself ([`StreamableHttp::new`]).
+    Start(Box<dyn Fn(SessionTransport) + Send + Sync>),
+    /// It hands back the runtime's future for this server to run
+    /// ([`StreamableHttp::with_runtime`]).
+    Run(Box<dyn Fn(SessionTransport) -> RuntimeFuture + Send + Sync>),
+}
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -35,12 +43,15 @@ pub(crate) struct Counters {
 /// State shared by every clone of the service and every transport.
 pub(crate) struct Shared {
     pub(crate) config: Config,
-    on_connect: Box<ConnectHook>,
+    on_connect: ConnectHook,
     /// Open streams per session on this instance (the per-session limit,
     /// and which sessions are busy rather than idle).
     open_streams: Mutex<HashMap<SessionId, usize, ahash::RandomState>>,
-    /// Sessions whose runtime runs in this process.
-    local_sessions: Mutex<HashSet<SessionId, ahash::RandomState>>,
+    /// Sessions whose runtime runs in this process, with the runtime's
+    /// future when this server runs it (the POST fast path). Weak: the
+    /// session's task owns its runtime, which holds this state, so that a
+    /// runtime shut down with its tasks leaves no cycle behind.
+    local_sessions: Mutex<HashMap<SessionId, Option<Weak<LocalRuntime>>, ahash::RandomState>>,
     pub(crate) counters: Counters,
     pub(crate) shutdown: watch::Sender<bool>,
     sweeper_started: AtomicBool,
@@ -49,8 +60,34 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn connect(&self, transport: SessionTransport) {
-        (self.on_connect)(transport);
+    /// Hands `transport` to the connect hook; the runtime's future when
+    /// this server runs it and it serves a session (a stateless request's
+    /// runtime is spawned: no later POST brings it anything).
+    pub(crate) fn connect(&self, transport: SessionTransport) -> Option<Weak<LocalRuntime>> {
+        match &self.on_connect {
+            ConnectHook::Start(start) => {
+                start(transport);
+                None
+            }
+            ConnectHook::Run(run) => {
+                let stateless = transport.is_stateless();
+                let future = run(transport);
+                if stateless {
+                    tokio::spawn(future);
+                    None
+                } else {
+                    Some(LocalRuntime::spawn(future))
+                }
+            }
+        }
+    }
+
+    /// The runtime of local session `id`, when this server runs it.
+    pub(crate) fn local_runtime(&self, id: &SessionId) -> Option<Arc<LocalRuntime>> {
+        lock(&self.local_sessions)
+            .get(id)
+            .and_then(Option::as_ref)
+            .and_then(Weak::upgrade)
     }
 
     pub(crate) fn is_shutting_down(&self) -> bool {
@@ -80,8 +117,16 @@ impl Shared {
     }
 
     pub(crate) fn add_local_session(self: &Arc<Self>, id: &SessionId) {
-        lock(&self.local_sessions).insert(id.clone());
+        lock(&self.local_sessions).insert(id.clone(), None);
         self.start_sweeper();
+    }
+
+    /// Keeps the runtime of local session `id` for the POST fast path,
+    /// unless the session ended meanwhile.
+    pub(crate) fn set_local_runtime(&self, id: &SessionId, runtime: Weak<LocalRuntime>) {
+        if let Some(slot) = lock(&self.local_sessions).get_mut(id) {
+            *slot = Some(runtime);
+        }
     }
 
     /// Ends a session everywhere: its record, its runtime's inbox, its
@@ -103,7 +148,7 @@ impl Shared {
         }
         let mut local = lock(&self.local_sessions);
         local.remove(id);
-        mcpwire_store::shrink_sparse_set(&mut local);
+        mcpwire_store::shrink_sparse(&mut local);
     }
 
     /// Expires idle sessions. Sessions with a connection open here are
@@ -125,7 +170,7 @@ impl Shared {
             }
             Err(error) => tracing::warn!(%error, "could not sweep expired sessions"),
         }
-        let local: Vec<SessionId> = lock(&self.local_sessions).iter().cloned().collect();
+        let local: Vec<SessionId> = lock(&self.local_sessions).keys().cloned().collect();
         for id in local {
             if let Ok(None) = config.sessions.get(&id).await {
                 self.end_session(&id).await;
@@ -201,12 +246,44 @@ impl StreamableHttp {
     where
         F: Fn(SessionTransport) + Send + Sync + 'static,
     {
+        Self::with_hook(config, ConnectHook::Start(Box::new(on_connect)))
+    }
+
+    /// A server with `config` that runs each session's runtime itself:
+    /// `runtime` receives every new session and stateless request and
+    /// returns the future that serves it, e.g.
+    /// `move |transport| { let server = server.clone(); async move { let _ = server.serve(transport).await; } }`.
+    ///
+    /// A stateless request's future is spawned. A session's is kept by the
+    /// server, with a small task of its own that polls it when it is woken;
+    /// a POST that brings a message to an idle session polls it right on
+    /// the POST's own task instead, with the session task's waker, and
+    /// finds its answer at once when the runtime answered within that
+    /// poll: no hand-off between tasks. When the session is busy (its task
+    /// or another POST polls it) the POST leaves its message in the
+    /// session's inbox as [`new`](Self::new)'s server does. Sessions that
+    /// live on another instance (a shared message bus) are unaffected.
+    ///
+    /// The runtime should answer a request that finishes in its first poll
+    /// within that poll and spawn whatever waits for long (as
+    /// `mcpwire-server` does): what it computes inline, it computes on the
+    /// POST's task.
+    pub fn with_runtime<F, R>(config: Config, runtime: F) -> Self
+    where
+        F: Fn(SessionTransport) -> R + Send + Sync + 'static,
+        R: Future<Output = ()> + Send + 'static,
+    {
+        let run = move |transport| -> RuntimeFuture { Box::pin(runtime(transport)) };
+        Self::with_hook(config, ConnectHook::Run(Box::new(run)))
+    }
+
+    fn with_hook(config: Config, on_connect: ConnectHook) -> Self {
         let (shutdown, _) = watch::channel(false);
         let beat = config.keep_alive.map(Beat::new);
         Self {
             shared: Arc::new(Shared {
                 config,
-                on_connect: Box::new(on_connect),
+                on_connect,
                 open_streams: Mutex::default(),
                 local_sessions: Mutex::default(),
                 counters: Counters::default(),
@@ -249,7 +326,7 @@ impl StreamableHttp {
 
     /// Ends every session whose runtime runs in this process.
     pub async fn close_sessions(&self) {
-        let ids: Vec<SessionId> = lock(&self.shared.local_sessions).iter().cloned().collect();
+        let ids: Vec<SessionId> = lock(&self.shared.local_sessions).keys().cloned().collect();
         for id in ids {
             self.shared.end_session(&id).await;
         }

@@ -27,6 +27,7 @@ mod client_sessions;
 mod client_stateless;
 mod client_tls;
 mod server_eras;
+mod server_fast_path;
 mod server_listen;
 mod server_resumption;
 mod server_security;

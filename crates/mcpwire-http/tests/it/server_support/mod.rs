@@ -55,8 +55,32 @@ impl TestServer {
         Self::start_on(listener, config, runtime)
     }
 
-    /// Serves `runtime` with `config` on `listener`.
+    /// Serves `runtime` with `config` on `listener`, the service running
+    /// each session's runtime (`StreamableHttp::with_runtime`, as the
+    /// facade hosts a server: POSTs to idle sessions take the fast path).
     pub fn start_on(listener: TcpListener, config: Config, runtime: Server) -> Self {
+        let handles: Handles = Arc::default();
+        let connects = Arc::new(AtomicUsize::new(0));
+        let service = {
+            let handles = handles.clone();
+            let connects = connects.clone();
+            StreamableHttp::with_runtime(config, move |transport| {
+                connects.fetch_add(1, Ordering::SeqCst);
+                if !transport.is_stateless() {
+                    let handle = transport.handle();
+                    let handles = handles.clone();
+                    tokio::spawn(async move { handles.lock().await.push(handle) });
+                }
+                runtime.run_session(transport)
+            })
+        };
+        Self::hosting(listener, service, handles, connects)
+    }
+
+    /// Serves `runtime` with `config` on a fresh 127.0.0.1 port, each
+    /// session's runtime spawned by the connect hook (`StreamableHttp::new`).
+    pub async fn start_spawning(config: Config, runtime: Server) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let handles: Handles = Arc::default();
         let connects = Arc::new(AtomicUsize::new(0));
         let service = {
@@ -69,12 +93,19 @@ impl TestServer {
                     let handles = handles.clone();
                     tokio::spawn(async move { handles.lock().await.push(handle) });
                 }
-                let runtime = runtime.clone();
-                tokio::spawn(async move {
-                    let _ = runtime.serve(transport).await;
-                });
+                runtime.spawn_session(transport);
             })
         };
+        Self::hosting(listener, service, handles, connects)
+    }
+
+    /// Serves `service` on `listener`.
+    pub fn hosting(
+        listener: TcpListener,
+        service: StreamableHttp,
+        handles: Handles,
+        connects: Arc<AtomicUsize>,
+    ) -> Self {
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(
