@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use http::{Request, Response};
 use hyper::body::Incoming;
-use hyper::server::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
@@ -342,98 +342,39 @@ async fn connection<S, B>(
         }
         request
     });
-    let io = TokioIo::new(stream);
-    let service = TowerToHyperService::new(service);
-    // hyper's own builder for the protocol sniffed, not hyper-util's
-    // auto-detecting one: its connection (both protocols' state and the
-    // task around it) held about 5.7 KiB more per open connection, which a
-    // long-lived GET stream keeps for its whole life (heaptrack, session 8).
-    if http2 {
-        let mut builder = http2::Builder::new(TokioExecutor::new());
-        // Pings find peers that vanished without closing.
-        builder
-            .timer(TokioTimer::new())
-            .keep_alive_interval(Some(
-                limits.header_read_timeout.max(Duration::from_secs(1)) * 3,
-            ))
-            .keep_alive_timeout(limits.header_read_timeout);
-        let connection = builder.serve_connection(io, service);
-        let idle = Some(IdleBound {
-            opened,
-            last_request,
-            idle: limits.header_read_timeout,
-        });
-        drive(connection, stop, idle).await;
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    // hyper's header read timeout needs a timer; it also closes idle
+    // HTTP/1.1 keep-alive connections, since it runs while the connection
+    // waits for the next request head.
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    // HTTP/2: pings find peers that vanished without closing.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(
+            limits.header_read_timeout.max(Duration::from_secs(1)) * 3,
+        ))
+        .keep_alive_timeout(limits.header_read_timeout);
+    let builder = if http2 {
+        builder.http2_only()
     } else {
-        // hyper's header read timeout needs a timer; it also closes idle
-        // HTTP/1.1 keep-alive connections, since it runs while the
-        // connection waits for the next request head.
-        let connection = http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout)
-            .serve_connection(io, service);
-        drive(connection, stop, None).await;
-    }
-}
-
-/// When an HTTP/2 connection began and when its last request did: one that
-/// starts none for `idle` is told to go away.
-struct IdleBound {
-    opened: tokio::time::Instant,
-    last_request: Arc<AtomicU64>,
-    idle: Duration,
-}
-
-/// A hyper connection that can be asked to finish what it serves and close.
-trait GracefulConnection: Future<Output = Result<(), hyper::Error>> {
-    fn shut_down(self: Pin<&mut Self>);
-}
-
-impl<I, S, B> GracefulConnection for http1::Connection<I, S>
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin,
-    S: hyper::service::HttpService<Incoming, ResBody = B>,
-    S::Error: Into<BoxError>,
-    B: http_body::Body + 'static,
-    B::Error: Into<BoxError>,
-{
-    fn shut_down(self: Pin<&mut Self>) {
-        self.graceful_shutdown();
-    }
-}
-
-impl<I, S, B, E> GracefulConnection for http2::Connection<I, S, E>
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin,
-    S: hyper::service::HttpService<Incoming, ResBody = B>,
-    S::Error: Into<BoxError>,
-    B: http_body::Body + 'static,
-    B::Error: Into<BoxError>,
-    E: hyper::rt::bounds::Http2ServerConnExec<S::Future, B>,
-{
-    fn shut_down(self: Pin<&mut Self>) {
-        self.graceful_shutdown();
-    }
-}
-
-/// Serves `connection` until it ends, shutting it down gracefully when
-/// `stop` turns true or (HTTP/2) when it stays idle past its bound.
-async fn drive<C: GracefulConnection>(
-    connection: C,
-    mut stop: watch::Receiver<bool>,
-    idle: Option<IdleBound>,
-) {
+        builder.http1_only()
+    };
+    let connection =
+        builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
     tokio::pin!(connection);
     let mut stopping = false;
     // HTTP/2 has no keep-alive timeout of hyper's for a peer that answers
     // its pings but never sends a request: such a connection would hold one
     // of `max_connections` for ever. After the same bound as an idle
     // HTTP/1.1 connection it gets a GOAWAY; streams still open finish.
+    let idle = limits.header_read_timeout;
     loop {
-        let idle_until = idle.as_ref().map(|bound| {
-            let last = Duration::from_millis(bound.last_request.load(Ordering::Relaxed));
-            bound.opened + last + bound.idle
-        });
+        let last = Duration::from_millis(last_request.load(Ordering::Relaxed));
+        let idle_until = opened + last + idle;
         tokio::select! {
             result = connection.as_mut() => {
                 if let Err(error) = result {
@@ -443,31 +384,21 @@ async fn drive<C: GracefulConnection>(
             }
             _ = stop.wait_for(|stop| *stop), if !stopping => {
                 stopping = true;
-                connection.as_mut().shut_down();
+                connection.as_mut().graceful_shutdown();
             }
-            () = sleep_until(idle_until), if !stopping => {
+            () = tokio::time::sleep_until(idle_until), if http2 && !stopping => {
                 // A request that began meanwhile moved the bound on.
-                if let Some(bound) = &idle
-                    && millis_since(bound.opened)
-                        >= bound.last_request.load(Ordering::Relaxed) + millis(bound.idle)
-                {
+                if millis_since(opened) >= last_request.load(Ordering::Relaxed) + millis(idle) {
                     tracing::debug!("an HTTP/2 connection started no request within the idle bound");
                     stopping = true;
-                    connection.as_mut().shut_down();
+                    connection.as_mut().graceful_shutdown();
                 }
             }
         }
     }
 }
 
-/// Sleeps until `deadline`, or for ever without one.
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
-}
-
+/// Milliseconds since `start`, saturated.
 fn millis_since(start: tokio::time::Instant) -> u64 {
     millis(start.elapsed())
 }
