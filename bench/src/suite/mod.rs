@@ -266,6 +266,23 @@ pub fn run(bins: &Binaries, settings: &Settings, parts: &[Part]) -> Result<Resul
                 ],
             ),
         )];
+        // The same server with each session's runtime on a task of its own
+        // (no POST fast path): what holding the runtime for the fast path
+        // costs an idle session.
+        servers.push((
+            "mcpwire json spawned".to_owned(),
+            ServerCommand::new(
+                &bins.bench_server,
+                &[
+                    "--http",
+                    "127.0.0.1:0",
+                    "--json",
+                    "--spawned",
+                    "--max-sessions",
+                    "1000000",
+                ],
+            ),
+        ));
         if let Some(rmcp) = &bins.rmcp_echo {
             servers.push((
                 "rmcp stateful".to_owned(),
