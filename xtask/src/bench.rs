@@ -86,7 +86,17 @@ const BENCHMARKS: &[Benchmark] = &[
 /// Options for the suite (`--rounds N`, `--seconds S`, `--sessions N`,
 /// `--streams N`, `--smoke`) pass through to it.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        println!("{}", usage());
+        return Ok(());
+    }
     let (names, options) = split_options(args);
+    if let Some(unknown) = options
+        .iter()
+        .find(|option| option.starts_with("--") && !OPTIONS.contains(&option.as_str()))
+    {
+        return Err(format!("unknown option {unknown:?}\n\n{}", usage()));
+    }
     let selected = select(&names)?;
     let root = workspace_root();
     if selected.iter().any(|benchmark| benchmark.name == "scale") {
@@ -161,6 +171,25 @@ fn select(args: &[String]) -> Result<Vec<&'static Benchmark>, String> {
         .collect()
 }
 
+/// The options `bench-suite` takes (the first four with a value).
+const OPTIONS: [&str; 5] = [
+    "--rounds",
+    "--seconds",
+    "--sessions",
+    "--streams",
+    "--smoke",
+];
+
+/// What `cargo xtask bench --help` prints (a bench run takes minutes: an
+/// unknown option is refused rather than ignored).
+fn usage() -> String {
+    format!(
+        "cargo xtask bench [NAME...] [--rounds N] [--seconds S] [--sessions N] [--streams N] [--smoke]\n\n\
+         With no name, or `all`, every benchmark runs. Benchmarks:\n{}",
+        known()
+    )
+}
+
 /// One line per known benchmark: its name and what it measures.
 fn known() -> String {
     let lines: Vec<String> = BENCHMARKS
@@ -173,6 +202,13 @@ fn known() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_option_is_refused_before_anything_runs() {
+        let error = run(&strings(&["stdio", "--roudns", "5"])).unwrap_err();
+        assert!(error.contains("unknown option \"--roudns\""), "{error}");
+        assert!(error.contains("--rounds"), "{error}");
+    }
 
     fn strings(list: &[&str]) -> Vec<String> {
         list.iter().map(|item| (*item).to_string()).collect()
