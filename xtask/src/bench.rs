@@ -93,7 +93,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let (names, options) = split_options(args);
     if let Some(unknown) = options
         .iter()
-        .find(|option| option.starts_with("--") && !OPTIONS.contains(&option.as_str()))
+        .find(|option| option.starts_with("--") && !known_option(option))
     {
         return Err(format!("unknown option {unknown:?}\n\n{}", usage()));
     }
@@ -136,7 +136,6 @@ fn run_cargo(root: &std::path::Path, cargo_args: &[&str]) -> Result<(), String> 
 /// Splits `args` into benchmark names and suite options (an option that
 /// takes a value keeps it).
 fn split_options(args: &[String]) -> (Vec<String>, Vec<String>) {
-    const VALUED: [&str; 4] = ["--rounds", "--seconds", "--sessions", "--streams"];
     let mut names = Vec::new();
     let mut options = Vec::new();
     let mut iter = args.iter();
@@ -171,14 +170,13 @@ fn select(args: &[String]) -> Result<Vec<&'static Benchmark>, String> {
         .collect()
 }
 
-/// The options `bench-suite` takes (the first four with a value).
-const OPTIONS: [&str; 5] = [
-    "--rounds",
-    "--seconds",
-    "--sessions",
-    "--streams",
-    "--smoke",
-];
+/// The options of `bench-suite` that take a value.
+const VALUED: [&str; 4] = ["--rounds", "--seconds", "--sessions", "--streams"];
+
+/// Whether `bench-suite` takes `option`.
+fn known_option(option: &str) -> bool {
+    VALUED.contains(&option) || option == "--smoke"
+}
 
 /// What `cargo xtask bench --help` prints (a bench run takes minutes: an
 /// unknown option is refused rather than ignored).

@@ -39,24 +39,10 @@ const COMMAND_QUEUE: usize = 256;
 /// How many packets may wait for the writer before the driver stops reading.
 const MAX_BACKLOG: usize = 256;
 
-/// Tables keyed by the client's request ids: a keyed hash that resists
-/// chosen collisions, cheaper than SipHash.
-type IdMap<K, V> = HashMap<K, V, ProcessKeyed>;
-
-/// ahash keyed once per process: a key the client cannot know resists
-/// chosen ids as well as one per table, and the table holds no key of its
-/// own (32 bytes each, held by every idle session).
-#[derive(Clone, Copy, Default)]
-struct ProcessKeyed;
-
-impl std::hash::BuildHasher for ProcessKeyed {
-    type Hasher = ahash::AHasher;
-
-    fn build_hasher(&self) -> ahash::AHasher {
-        static KEY: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
-        KEY.get_or_init(ahash::RandomState::new).build_hasher()
-    }
-}
+/// Tables keyed by the client's request ids: the engine's hasher, keyed
+/// once per process (it resists chosen collisions, and a table holds no
+/// key of its own).
+type IdMap<K, V> = HashMap<K, V, mcpwire_session::ProcessKeyed>;
 
 /// A request being handled by its own task.
 struct Running {

@@ -51,6 +51,7 @@ pub use event::{
 };
 pub use options::{Limits, RequestOptions, Timeouts};
 pub use outbox::{Outbox, SendFailure};
+pub use peer::ProcessKeyed;
 pub use server::{
     ClientCall, ExtensionCall, ExtensionMethod, ServerConfig, ServerEvent, ServerSession,
 };

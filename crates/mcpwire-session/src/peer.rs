@@ -19,12 +19,14 @@ pub(crate) fn push_back_lean<T>(queue: &mut VecDeque<T>, value: T) {
     queue.push_back(value);
 }
 
-/// The hasher of the in-flight tables: ahash with one key per process.
-/// The peer chooses the ids, and a key it cannot know resists chosen
+/// The hasher of tables keyed by what the peer chooses (request ids): ahash
+/// with one key per process. A key the peer cannot know resists chosen
 /// collisions as well as one per table, which would cost every table 32
-/// bytes (four per session, held by every idle session).
+/// bytes (several per session, held by every idle session). The engine's
+/// in-flight tables use it, and so do a runtime's own tables of request
+/// ids (`mcpwire-server`'s driver).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ProcessKeyed;
+pub struct ProcessKeyed;
 
 impl std::hash::BuildHasher for ProcessKeyed {
     type Hasher = ahash::AHasher;

@@ -93,23 +93,20 @@ impl SessionLog {
     /// The log of stream `number`, the standalone stream's made now if it
     /// was never written to.
     fn stream_mut(&mut self, number: u64) -> Option<&mut StreamLog> {
-        if number == STANDALONE && !self.standalone_gone {
-            return Some(self.streams.entry(STANDALONE).or_default());
+        if number == StreamKey::STANDALONE && !self.standalone_gone {
+            return Some(self.streams.entry(StreamKey::STANDALONE).or_default());
         }
         self.streams.get_mut(&number)
     }
 
     /// Drops the log of stream `number`.
     fn remove_stream(&mut self, number: u64) -> Option<StreamLog> {
-        if number == STANDALONE {
+        if number == StreamKey::STANDALONE {
             self.standalone_gone = true;
         }
         self.streams.remove(&number)
     }
 }
-
-/// The number of the standalone (GET) stream of every session.
-const STANDALONE: u64 = 0;
 
 /// How many streams delivered whole a session keeps replayable.
 const KEEP_COMPLETED: usize = 4;
@@ -352,28 +349,31 @@ impl EventStore for MemoryEventStore {
     }
 
     fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
-        let replay = lock(&self.logs)
-            .sessions
-            .get(&key.session)
-            .and_then(|session| match session.streams.get(&key.stream) {
-                Some(stream) => {
-                    let after = after.unwrap_or(stream.delivered);
-                    Some(Replay {
-                        events: stream
-                            .events
-                            .iter()
-                            .filter(|(_, event)| event.seq > after)
-                            .map(|(_, event)| event.clone())
-                            .collect(),
-                        finished: stream.finished,
-                    })
-                }
-                // The standalone stream, never written to: empty.
-                None => (key.stream == STANDALONE && !session.standalone_gone).then(|| Replay {
-                    events: Vec::new(),
-                    finished: false,
-                }),
-            });
+        let replay =
+            lock(&self.logs)
+                .sessions
+                .get(&key.session)
+                .and_then(|session| match session.streams.get(&key.stream) {
+                    Some(stream) => {
+                        let after = after.unwrap_or(stream.delivered);
+                        Some(Replay {
+                            events: stream
+                                .events
+                                .iter()
+                                .filter(|(_, event)| event.seq > after)
+                                .map(|(_, event)| event.clone())
+                                .collect(),
+                            finished: stream.finished,
+                        })
+                    }
+                    // The standalone stream, never written to: empty.
+                    None => (key.stream == StreamKey::STANDALONE && !session.standalone_gone).then(
+                        || Replay {
+                            events: Vec::new(),
+                            finished: false,
+                        },
+                    ),
+                });
         Box::pin(async move { Ok(replay) })
     }
 
@@ -449,7 +449,7 @@ mod tests {
         let store = MemoryEventStore::new();
         let s = session("standalone-lazy");
         store.create_session(&s).await.unwrap();
-        let standalone = StreamKey::new(s.clone(), STANDALONE);
+        let standalone = StreamKey::new(s.clone(), StreamKey::STANDALONE);
         // Nothing is allocated for it until it is written to.
         assert!(lock(&store.logs).sessions[&s].streams.is_empty());
         let replay = store.replay(&standalone, None).await.unwrap().unwrap();
@@ -463,7 +463,7 @@ mod tests {
         store.forget(&standalone).await.unwrap();
         assert!(store.replay(&standalone, None).await.unwrap().is_none());
         // A stream of an unknown session is unknown, the standalone one too.
-        let unknown = StreamKey::new(session("standalone-unknown"), STANDALONE);
+        let unknown = StreamKey::new(session("standalone-unknown"), StreamKey::STANDALONE);
         assert!(store.replay(&unknown, None).await.unwrap().is_none());
     }
 

@@ -10,12 +10,15 @@ use crate::{SessionId, StoreFuture};
 pub struct StreamKey {
     /// The session.
     pub session: SessionId,
-    /// The stream: 0 for the standalone GET stream, 1 and up for the
-    /// streams of POSTed requests.
+    /// The stream: [`STANDALONE`](Self::STANDALONE) (0) for the standalone
+    /// GET stream, 1 and up for the streams of POSTed requests.
     pub stream: u64,
 }
 
 impl StreamKey {
+    /// The number of every session's standalone GET stream.
+    pub const STANDALONE: u64 = 0;
+
     /// Stream `stream` of `session`.
     pub fn new(session: SessionId, stream: u64) -> Self {
         Self { session, stream }

@@ -82,13 +82,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let layer = BearerAuthLayer::new(metadata, Arc::new(verifier))?.required_scopes([SCOPE]);
 
     let server = mcp_server()?;
-    let mcp = StreamableHttp::new(Config::default(), move |transport| {
-        let server = server.clone();
-        tokio::spawn(async move {
-            if let Err(error) = server.serve(transport).await {
-                tracing::debug!(%error, "an MCP session ended with an error");
-            }
-        });
+    let mcp = StreamableHttp::with_runtime(Config::default(), move |transport| {
+        server.run_session(transport)
     });
 
     println!("{resource}");

@@ -63,14 +63,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Behind a reverse proxy the Host header is the proxy's name: accept
     // any, as the proxy checks it.
     let config = stores.apply(Config::default().hosts(mcpwire::http::server::HostPolicy::Any));
-    let service = StreamableHttp::new(config, move |transport| {
-        let server = server.clone();
-        tokio::spawn(async move {
-            if let Err(error) = server.serve(transport).await {
-                tracing::debug!(%error, "an MCP session ended with an error");
-            }
-        });
-    });
+    let service =
+        StreamableHttp::with_runtime(config, move |transport| server.run_session(transport));
     let listener = tokio::net::TcpListener::bind(&address).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     tokio::select! {

@@ -18,7 +18,9 @@ use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
+
+use super::service::lock;
 use std::task::Wake;
 
 /// A session runtime's future, as the connect hook of
@@ -45,10 +47,6 @@ struct Signal {
     state: AtomicU8,
     /// The waker of the session's own task, which polls when nobody else does.
     task: Mutex<Option<Waker>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Signal {

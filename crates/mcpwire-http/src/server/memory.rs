@@ -3,7 +3,9 @@
 //! bounded, expired lazily and by the server's sweeper.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
+
+use super::service::lock;
 use std::time::Duration;
 
 use mcpwire_types::ProtocolVersion;
@@ -17,12 +19,6 @@ use mcpwire_store::{
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
 type FastHash = ahash::RandomState;
-
-/// Locks a mutex, ignoring poisoning: every critical section here leaves
-/// the maps consistent after each single insert or remove.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Session records in this process's memory.
 #[derive(Debug, Default)]

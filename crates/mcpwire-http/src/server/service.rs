@@ -29,7 +29,9 @@ enum ConnectHook {
     Run(Box<dyn Fn(SessionTransport) -> RuntimeFuture + Send + Sync>),
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// Locks a mutex, ignoring poisoning: the server's critical sections leave
+/// their state consistent after each single change.
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -251,8 +253,10 @@ impl StreamableHttp {
 
     /// A server with `config` that runs each session's runtime itself:
     /// `runtime` receives every new session and stateless request and
-    /// returns the future that serves it, e.g.
-    /// `move |transport| { let server = server.clone(); async move { let _ = server.serve(transport).await; } }`.
+    /// returns the future that serves it; with `mcpwire-server`,
+    /// `move |transport| server.run_session(transport)` (an `async` block
+    /// awaiting a future it captured would hold that future twice for the
+    /// session's life).
     ///
     /// A stateless request's future is spawned. A session's is kept by the
     /// server, with a small task of its own that polls it when it is woken;

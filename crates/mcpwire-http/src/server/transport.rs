@@ -284,7 +284,7 @@ impl SessionHandle {
         let Some((id, shared, _)) = &self.target else {
             return false;
         };
-        pause(shared, StreamKey::new(id.clone(), 0)).await
+        pause(shared, StreamKey::new(id.clone(), StreamKey::STANDALONE)).await
     }
 
     /// Ends the session: its runtime's `recv` returns `None`, its streams

@@ -110,7 +110,7 @@ impl ServerSession {
                     .map_err(crate::ResponseError::from),
                 Err(error) => Err(crate::ResponseError::Peer(error)),
             };
-            crate::peer::push_back_lean(&mut self.events, Event::Response { id, result });
+            self.emit(Event::Response { id, result });
         }
     }
 
@@ -198,14 +198,11 @@ impl ServerSession {
                     log_level: speaker.log_level,
                     trace,
                 };
-                crate::peer::push_back_lean(
-                    &mut self.events,
-                    Event::Request(IncomingRequest {
-                        id,
-                        request: ClientCall { request, params },
-                        context,
-                    }),
-                );
+                self.emit(Event::Request(IncomingRequest {
+                    id,
+                    request: ClientCall { request, params },
+                    context,
+                }));
             }
         }
     }
@@ -421,10 +418,8 @@ impl ServerSession {
                     && !*initialized
                 {
                     *initialized = true;
-                    crate::peer::push_back_lean(
-                        &mut self.events,
-                        Event::Established(client.clone()),
-                    );
+                    let established = Event::Established(client.clone());
+                    self.emit(established);
                 }
             }
             ClientNotification::Cancelled(params) => {
@@ -432,27 +427,21 @@ impl ServerSession {
                 if let Some(id) = params.request_id.clone()
                     && self.peer.cancel_inbound(&id)
                 {
-                    crate::peer::push_back_lean(
-                        &mut self.events,
-                        Event::Cancelled {
-                            id,
-                            reason: params.reason.clone(),
-                        },
-                    );
+                    self.emit(Event::Cancelled {
+                        id,
+                        reason: params.reason.clone(),
+                    });
                 }
             }
             ClientNotification::Progress(params) => {
                 if let Some(id) = self.peer.record_progress(&params, now) {
-                    crate::peer::push_back_lean(
-                        &mut self.events,
-                        Event::Progress {
-                            id,
-                            progress: *params,
-                        },
-                    );
+                    self.emit(Event::Progress {
+                        id,
+                        progress: *params,
+                    });
                 }
             }
-            other => crate::peer::push_back_lean(&mut self.events, Event::Notification(other)),
+            other => self.emit(Event::Notification(other)),
         }
     }
 }

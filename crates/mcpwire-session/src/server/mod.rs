@@ -245,20 +245,23 @@ impl ServerSession {
     pub fn handle_timeout(&mut self, now: Instant) {
         for id in self.peer.expire(now) {
             let result = Err(crate::ResponseError::TimedOut);
-            crate::peer::push_back_lean(&mut self.events, Event::Response { id, result });
+            self.emit(Event::Response { id, result });
         }
+    }
+
+    /// Queues `event` for [`poll_event`](Self::poll_event), with room for
+    /// one when the queue has none (see `push_back_lean`).
+    fn emit(&mut self, event: ServerEvent) {
+        crate::peer::push_back_lean(&mut self.events, event);
     }
 
     /// Ends the session: every request the server sent fails with `Closed`.
     pub fn close(&mut self) {
         for id in self.peer.drain_outbound() {
-            crate::peer::push_back_lean(
-                &mut self.events,
-                Event::Response {
-                    id,
-                    result: Err(crate::ResponseError::Closed),
-                },
-            );
+            self.emit(Event::Response {
+                id,
+                result: Err(crate::ResponseError::Closed),
+            });
         }
     }
 
