@@ -19,7 +19,7 @@ use super::server_support::*;
 type Log = Arc<Mutex<Vec<(String, Option<tokio::task::Id>)>>>;
 
 /// A runtime written on the transport alone: `initialize`, `whoami` (at
-/// once), `block` (after holding its poll for 300 ms, as a runtime that
+/// once), `block` (after holding its poll for [`BLOCK`], as a runtime that
 /// computes inline does) and `nap` (after awaiting 200 ms).
 async fn runtime(mut transport: SessionTransport, log: Log) {
     while let Some(Ok(inbound)) = transport.recv().await {
@@ -32,7 +32,10 @@ async fn runtime(mut transport: SessionTransport, log: Log) {
             "initialize" => json!({"protocolVersion": V2025_06_18, "capabilities": {},
                 "serverInfo": {"name": "fast", "version": "1.0.0"}}),
             "block" => {
-                std::thread::sleep(Duration::from_millis(300));
+                // In place: a worker thread asleep in a plain sleep keeps
+                // the tasks queued behind it (tokio's LIFO slot cannot be
+                // stolen), such as the accept of the next POST's connection.
+                tokio::task::block_in_place(|| std::thread::sleep(BLOCK));
                 json!({})
             }
             "nap" => {
@@ -47,6 +50,11 @@ async fn runtime(mut transport: SessionTransport, log: Log) {
             .await;
     }
 }
+
+/// How long `block` holds the runtime's poll: long enough for another POST
+/// to reach the session meanwhile on a loaded 2-core machine running debug
+/// builds.
+const BLOCK: Duration = Duration::from_secs(1);
 
 /// A server running `runtime` per session, through the fast path or
 /// (`spawned`) on tasks the connect hook spawns.
@@ -74,6 +82,16 @@ fn tasks_of(log: &Log, method: &str) -> Vec<Option<tokio::task::Id>> {
         .filter(|(seen, _)| seen == method)
         .map(|(_, task)| *task)
         .collect()
+}
+
+/// Waits (within a test step) until the runtime has begun a `method` call.
+async fn wait_for(log: &Log, method: &str) {
+    within(async {
+        while tasks_of(log, method).is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
 }
 
 /// Four `whoami` calls, each on a connection of its own, answered in turn.
@@ -124,13 +142,13 @@ async fn a_post_to_a_busy_session_is_taken_by_its_poller_in_order() {
         let client = client.clone();
         tokio::spawn(async move { within(client.post(&request(1, "block", json!({})))).await })
     };
-    // `block` holds the runtime's poll for 300 ms; 100 ms in (a margin of
-    // 100 ms either way for a loaded machine), `whoami` finds it busy.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // `whoami` is sent once `block` has begun (the runtime logs a request
+    // before handling it), so it finds the session busy for most of BLOCK.
+    wait_for(&log, "block").await;
     let reply = within(client.post(&request(2, "whoami", json!({})))).await;
     assert_eq!(reply.status(), 200);
     assert_eq!(reply.messages()[0]["id"], 2);
-    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(started.elapsed() >= BLOCK);
     let blocked = within(blocking).await.unwrap();
     assert_eq!(blocked.status(), 200);
     assert_eq!(blocked.messages()[0]["id"], 1);
@@ -154,8 +172,9 @@ async fn a_post_whose_client_leaves_mid_call_loses_nothing() {
         let body = request(1, "nap", json!({}));
         conn.send("POST", &client.post_headers(), body.as_bytes())
             .await;
-        // Within the nap (200 ms; 50 ms is well inside it).
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Within the nap: it has begun (the runtime logs a request before
+        // handling it) and lasts 200 ms.
+        wait_for(&log, "nap").await;
         drop(conn);
     }
     // The session goes on: the nap finishes on the session's task and the
