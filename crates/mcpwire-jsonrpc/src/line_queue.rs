@@ -60,7 +60,7 @@ const BUFFER_KEEP: usize = 64 * 1024;
 pub struct LineQueue {
     /// What comes before `buffer`, in order: envelope parts split off the
     /// buffer and large payloads. None is empty.
-    chunks: VecDeque<Bytes>,
+    chunks: VecDeque<Chunk>,
     /// How many bytes `chunks` hold.
     chunked_len: usize,
     /// The last bytes queued: small messages and the ends of envelopes.
@@ -124,17 +124,48 @@ impl LineQueue {
             // Everything up to the payload becomes a chunk; what follows
             // the payload goes on in the buffer, which comes after every
             // chunk, so the payload pushed below lands in between.
-            push_chunk(chunks, chunked_len, buffer.split().freeze());
+            push_chunk(chunks, chunked_len, Chunk::Split(buffer.split().freeze()));
         });
         if let Some(raw) = into_payload(message) {
-            push_chunk(chunks, chunked_len, Bytes::from(into_one_line_bytes(raw)));
+            let text = into_one_line_bytes(raw);
+            push_chunk(chunks, chunked_len, Chunk::Payload { text, written: 0 });
         }
     }
 }
 
-fn push_chunk(chunks: &mut VecDeque<Bytes>, chunked_len: &mut usize, chunk: Bytes) {
-    if !chunk.is_empty() {
-        *chunked_len += chunk.len();
+/// A part of the queue before its buffer.
+enum Chunk {
+    /// Bytes split off the buffer: the head of an envelope whose payload
+    /// follows.
+    Split(Bytes),
+    /// A large payload's text. Once written it goes to the thread's kept
+    /// buffers ([`crate::recycle`]), so that the allocator does not shrink
+    /// and regrow its heap around each large answer.
+    Payload { text: Vec<u8>, written: usize },
+}
+
+impl Chunk {
+    /// What is left to write.
+    fn rest(&self) -> &[u8] {
+        match self {
+            Self::Split(bytes) => bytes,
+            Self::Payload { text, written } => &text[*written..],
+        }
+    }
+
+    /// Marks `count` more bytes written (at most [`Chunk::rest`]'s length).
+    fn advance(&mut self, count: usize) {
+        match self {
+            Self::Split(bytes) => bytes.advance(count),
+            Self::Payload { written, .. } => *written += count,
+        }
+    }
+}
+
+fn push_chunk(chunks: &mut VecDeque<Chunk>, chunked_len: &mut usize, chunk: Chunk) {
+    let len = chunk.rest().len();
+    if len > 0 {
+        *chunked_len += len;
         chunks.push_back(chunk);
     }
 }
@@ -145,7 +176,7 @@ impl Buf for LineQueue {
     }
 
     fn chunk(&self) -> &[u8] {
-        self.chunks.front().map_or(&self.buffer[..], |chunk| chunk)
+        self.chunks.front().map_or(&self.buffer[..], Chunk::rest)
     }
 
     fn chunks_vectored<'a>(&'a self, slices: &mut [IoSlice<'a>]) -> usize {
@@ -153,7 +184,7 @@ impl Buf for LineQueue {
         let mut filled = 0;
         for (slot, bytes) in slices
             .iter_mut()
-            .zip(self.chunks.iter().map(|chunk| &chunk[..]).chain(buffer))
+            .zip(self.chunks.iter().map(Chunk::rest).chain(buffer))
         {
             *slot = IoSlice::new(bytes);
             filled += 1;
@@ -171,12 +202,15 @@ impl Buf for LineQueue {
                 self.buffer.advance(count);
                 break;
             };
-            let taken = count.min(front.len());
+            let taken = count.min(front.rest().len());
             front.advance(taken);
             self.chunked_len -= taken;
             count -= taken;
-            if front.is_empty() {
-                self.chunks.pop_front();
+            // A written chunk leaves the queue; a payload's text is kept.
+            if front.rest().is_empty()
+                && let Some(Chunk::Payload { text, .. }) = self.chunks.pop_front()
+            {
+                crate::recycle::give_bytes(text);
             }
         }
         if self.is_empty() && self.buffer.capacity() > BUFFER_KEEP {
@@ -321,11 +355,35 @@ mod tests {
             "the lines and envelope before it, then the payload"
         );
         assert_eq!(
-            queue.chunks[1].as_ptr(),
+            queue.chunks[1].rest().as_ptr(),
             payload_address,
             "the payload is queued where it was, not copied"
         );
         assert_eq!(&queue.buffer[..], b"}\n");
+    }
+
+    #[test]
+    fn a_written_payload_is_kept_for_the_next_large_message() {
+        let result = RawJson::from_serialize(&json!({"text": large_text(64 * 1024)})).unwrap();
+        let payload_address = result.get().as_ptr();
+        let mut queue = LineQueue::new();
+        queue.push(Packet::from(Response {
+            id: 1.into(),
+            result,
+        }));
+        // Written in pieces: the payload is kept only once all of it is.
+        let mut wire = Vec::new();
+        while queue.has_remaining() {
+            let piece = queue.chunk().len().min(5000);
+            wire.extend_from_slice(&queue.chunk()[..piece]);
+            queue.advance(piece);
+        }
+        assert!(wire.ends_with(b"\"}}\n"));
+        // The next large text on this thread gets the payload's buffer
+        // instead of growing the heap again.
+        let next = crate::recycle::take(60 * 1024);
+        assert_eq!(next.as_ptr(), payload_address);
+        assert!(next.is_empty());
     }
 
     #[test]

@@ -12,10 +12,12 @@
 //! echoes one at a time: 153 µs of server CPU per call, and 70 µs with the
 //! trim threshold raised (`MALLOC_TRIM_THRESHOLD_`), which a library
 //! cannot do for its users. Keeping the payload and answer buffers here
-//! (`RawJson` gives its text back when dropped; the JSON writer and the
-//! payload copy take from here) leaves one such buffer per call to the
-//! allocator, under its threshold. (Without the `fast-json` feature
-//! answers are serde_json's own strings, not taken from here.)
+//! (`RawJson` gives its text back when dropped, and `LineQueue` a large
+//! answer's text once written; the JSON writer and the payload copy take
+//! from here) leaves one such buffer per call to the allocator (serde_json's
+//! for the argument), under its threshold: no `brk` per call at all.
+//! (Without the `fast-json` feature answers are serde_json's own strings,
+//! not taken from here.)
 //!
 //! Bounded: at most [`SLOTS`] buffers per thread, none larger than
 //! [`LARGEST`] and together at most [`BUDGET`]; buffers smaller than
@@ -78,6 +80,16 @@ pub(crate) fn give(mut buffer: String) {
             kept.push(buffer);
         }
     });
+}
+
+/// [`give`] for a buffer of bytes (a written line's payload, say): kept
+/// as an emptied text buffer.
+pub(crate) fn give_bytes(mut buffer: Vec<u8>) {
+    buffer.clear();
+    // Empty, so valid UTF-8 without looking at a byte.
+    if let Ok(buffer) = String::from_utf8(buffer) {
+        give(buffer);
+    }
 }
 
 #[cfg(test)]
