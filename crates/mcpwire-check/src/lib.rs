@@ -87,6 +87,8 @@ pub struct Options {
     /// Call every tool with arguments synthesized from its input schema
     /// (tools may have side effects: off unless asked for).
     pub call_tools: bool,
+    /// Headers sent with every HTTP request (see [`Options::with_header`]).
+    pub headers: http::HeaderMap,
 }
 
 impl Default for Options {
@@ -96,6 +98,7 @@ impl Default for Options {
             timeout: Duration::from_secs(10),
             max_pages: 100,
             call_tools: false,
+            headers: http::HeaderMap::new(),
         }
     }
 }
@@ -112,6 +115,16 @@ impl Options {
     /// cancellation; tools may have side effects.
     pub fn with_call_tools(mut self, call_tools: bool) -> Self {
         self.call_tools = call_tools;
+        self
+    }
+
+    /// Sends `name: value` with every HTTP request, as a server behind a
+    /// gateway or a static token needs (`Authorization: Bearer ...`). A
+    /// check that sets a header itself (a foreign `Origin`, a bad protocol
+    /// version) sends its own value instead. The official runner
+    /// ([`official`]) cannot send extra headers.
+    pub fn with_header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
+        self.headers.append(name, value);
         self
     }
 

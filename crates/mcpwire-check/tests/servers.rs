@@ -17,6 +17,8 @@ use mcpwire_check::{Level, Options, Report, Target, run};
 mod calls;
 #[path = "servers/examples.rs"]
 mod examples;
+#[path = "servers/headers.rs"]
+mod headers;
 #[path = "servers/official.rs"]
 mod official;
 

@@ -12,7 +12,7 @@ use crate::cli::GlobalOptions;
 use crate::commands::no_more_words;
 use crate::error::{CliError, CliResult};
 use crate::output::{line, print_json};
-use crate::target::{Target, resolve};
+use crate::target::{Target, resolve, url_headers};
 
 /// `check`.
 #[derive(Debug, Clone, Args)]
@@ -47,15 +47,9 @@ pub(crate) struct CheckArgs {
 pub(crate) async fn check(args: &CheckArgs, global: &GlobalOptions) -> CliResult {
     let (target, rest) = resolve(&args.words, &args.command, global)?;
     no_more_words(&rest)?;
+    let headers = url_headers(&target, global)?;
     let target = match target {
-        Target::Url { url, headers } if headers.is_empty() && global.headers.is_empty() => {
-            mcpwire_check::Target::Url(url)
-        }
-        Target::Url { .. } => {
-            return Err(CliError::usage(
-                "check sends no extra headers (yet): drop --header",
-            ));
-        }
+        Target::Url { url, .. } => mcpwire_check::Target::Url(url),
         Target::Command { program, args, .. } => mcpwire_check::Target::Command { program, args },
     };
     if args.official && !matches!(target, mcpwire_check::Target::Url(_)) {
@@ -63,7 +57,15 @@ pub(crate) async fn check(args: &CheckArgs, global: &GlobalOptions) -> CliResult
             "--official needs an HTTP URL: the official runner speaks Streamable HTTP only",
         ));
     }
-    let mut options = mcpwire_check::Options::default().with_call_tools(args.call_tools);
+    if args.official && !headers.is_empty() {
+        return Err(CliError::usage(
+            "--official cannot send extra headers (the official runner has no way to): drop --header or --official",
+        ));
+    }
+    let mut options = headers.into_iter().fold(
+        mcpwire_check::Options::default().with_call_tools(args.call_tools),
+        |options, (name, value)| options.with_header(name, value),
+    );
     if global.timeout > 0 {
         options = options.with_timeout(Duration::from_secs(global.timeout));
     }

@@ -193,20 +193,40 @@ pub(crate) fn auto_options(
         }
         None => AutoOptions::new(),
     };
-    let configured = match target {
-        Target::Url { headers, .. } => headers.clone(),
-        Target::Command { .. } => Vec::new(),
-    };
-    let extra = global.headers.iter().map(|h| parse_header(h));
-    for header in configured.into_iter().map(Ok).chain(extra) {
-        let (name, value) = header?;
-        let name = HeaderName::try_from(name.as_str())
-            .map_err(|error| CliError::usage(format!("header {name:?}: {error}")))?;
-        let value = HeaderValue::try_from(value.as_str())
-            .map_err(|error| CliError::usage(format!("header {name}: {error}")))?;
+    for (name, value) in url_headers(target, global)? {
         options = options.with_header(name, value);
     }
     Ok(options)
+}
+
+/// The headers for a URL target: its configured ones, then those of
+/// `--header` (none for a command).
+///
+/// # Errors
+///
+/// A usage error for a malformed header.
+pub(crate) fn url_headers(
+    target: &Target,
+    global: &GlobalOptions,
+) -> CliResult<Vec<(HeaderName, HeaderValue)>> {
+    let configured = match target {
+        Target::Url { headers, .. } => headers.clone(),
+        Target::Command { .. } => return Ok(Vec::new()),
+    };
+    let extra = global.headers.iter().map(|h| parse_header(h));
+    configured
+        .into_iter()
+        .map(Ok)
+        .chain(extra)
+        .map(|header| {
+            let (name, value) = header?;
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|error| CliError::usage(format!("header {name:?}: {error}")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|error| CliError::usage(format!("header {name}: {error}")))?;
+            Ok((name, value))
+        })
+        .collect()
 }
 
 /// The failure to connect to `url`, with a hint to log in when the server

@@ -188,7 +188,7 @@ async fn connect(target: &Target, options: &Options, run: &mut Run, flow: Flow) 
         }
         // Streamable HTTP, or the legacy HTTP+SSE transport when the URL
         // is an SSE endpoint (the same fallback every CLI command uses).
-        Target::Url(url) => match connect_auto(url, AutoOptions::new()) {
+        Target::Url(url) => match connect_auto(url, auto_options(options)) {
             Ok(transport) => {
                 let choice = transport.choice();
                 let mut probe = Probe::new(transport, options.timeout);
@@ -201,6 +201,16 @@ async fn connect(target: &Target, options: &Options, run: &mut Run, flow: Flow) 
             Err(error) => unreachable_server(run, &error.to_string()),
         },
     }
+}
+
+/// The transport's options: the user's headers on every request.
+fn auto_options(options: &Options) -> AutoOptions {
+    options
+        .headers
+        .iter()
+        .fold(AutoOptions::new(), |auto, (name, value)| {
+            auto.with_header(name.clone(), value.clone())
+        })
 }
 
 fn unreachable_server(run: &mut Run, error: &str) {

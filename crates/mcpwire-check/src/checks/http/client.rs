@@ -103,6 +103,12 @@ impl<'a> Http<'a> {
         for (name, value) in &request.headers {
             builder = builder.header(*name, value.as_str());
         }
+        // The user's headers, except those the check sets itself.
+        for (name, value) in &self.options.headers {
+            if !request.headers.iter().any(|(own, _)| name == own) {
+                builder = builder.header(name, value);
+            }
+        }
         let bytes = request
             .body
             .as_ref()
