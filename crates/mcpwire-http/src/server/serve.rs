@@ -513,3 +513,89 @@ fn millis_since(start: tokio::time::Instant) -> u64 {
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+#[cfg(feature = "client")]
+mod tests {
+    use core::future::IntoFuture as _;
+    use std::sync::atomic::AtomicUsize;
+
+    use bytes::Bytes;
+    use http_body_util::{BodyExt as _, Empty, Full};
+
+    use super::*;
+
+    /// A service that is busy at every other readiness poll (waking its
+    /// caller at once), or fails its readiness poll when `fail` is set.
+    #[derive(Clone)]
+    struct Moody {
+        polls: Arc<AtomicUsize>,
+        fail: bool,
+    }
+
+    impl tower_service::Service<Request<Incoming>> for Moody {
+        type Response = Response<Full<Bytes>>;
+        type Error = io::Error;
+        type Future = core::future::Ready<Result<Self::Response, io::Error>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), io::Error>> {
+            if self.fail {
+                return Poll::Ready(Err(io::Error::other("not ready, ever")));
+            }
+            if self.polls.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _request: Request<Incoming>) -> Self::Future {
+            core::future::ready(Ok(Response::new(Full::new(Bytes::from_static(b"called")))))
+        }
+    }
+
+    /// Sends one GET over HTTP/1.1 to a `serve`d `service`; its body, or
+    /// `None` when the request failed.
+    async fn get_once(service: Moody) -> Option<Bytes> {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(serve(listener, service).into_future());
+        let stream = TcpStream::connect(address).await.unwrap();
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let request = Request::builder()
+            .uri(format!("http://{address}/"))
+            .body(Empty::<Bytes>::new())
+            .unwrap();
+        // Generous: a local answer takes milliseconds; this only bounds a hang.
+        let answer = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
+            .await
+            .expect("the request was neither answered nor failed");
+        server.abort();
+        let body = answer.ok()?.into_body().collect().await.ok()?;
+        Some(body.to_bytes())
+    }
+
+    #[tokio::test]
+    async fn a_service_busy_at_first_is_called_once_it_is_ready() {
+        let polls = Arc::new(AtomicUsize::new(0));
+        let service = Moody {
+            polls: polls.clone(),
+            fail: false,
+        };
+        assert_eq!(get_once(service).await.as_deref(), Some(&b"called"[..]));
+        // The first poll (from `Hosted::call`) found it busy; `oneshot` polled again.
+        assert!(polls.load(Ordering::Relaxed) >= 2);
+    }
+
+    #[tokio::test]
+    async fn a_service_failing_its_readiness_fails_the_request_without_calling_it() {
+        let service = Moody {
+            polls: Arc::new(AtomicUsize::new(0)),
+            fail: true,
+        };
+        assert_eq!(get_once(service).await, None);
+    }
+}
