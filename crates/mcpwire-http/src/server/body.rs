@@ -158,7 +158,26 @@ pub fn method_not_allowed(allow: &'static str) -> HttpResponse {
 /// unbuffered by proxies.
 pub fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
     let mut response = Response::new(ResponseBody::stream(events));
+    sse_headers(response.headers_mut());
+    response
+}
+
+/// [`sse`] for a standalone GET stream, its headers in a map made for
+/// them: hyper keeps a response's emptied header map, for the connection's
+/// next request, as long as the connection is open, and a map's first
+/// insert makes room for six (about 650 bytes a stream against 330).
+/// POST streams keep [`sse`]'s map: hyper would grow a smaller one again
+/// for their connection's next request.
+pub(crate) fn standalone_sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::stream(events));
     let headers = response.headers_mut();
+    *headers = HeaderMap::with_capacity(3);
+    sse_headers(headers);
+    response
+}
+
+/// The headers of an SSE response (three).
+fn sse_headers(headers: &mut HeaderMap) {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Tells reverse proxies not to buffer the stream (2026-07-28).
@@ -166,7 +185,6 @@ pub fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
         super::names::ACCEL_BUFFERING,
         HeaderValue::from_static("no"),
     );
-    response
 }
 
 /// A body that can cross tasks and threads: `Send`, `'static`, with `Send`

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use http::StatusCode;
 use http::request::Parts;
 
-use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, sse};
+use super::body::{HttpResponse, empty, invalid_request, method_not_allowed, standalone_sse};
 use super::names::{LAST_EVENT_ID, SESSION_ID};
 use super::post::{caller_of, check_version_header, store_failed, touch_admitted};
 use super::security::accepts;
@@ -126,7 +126,7 @@ async fn try_get(shared: &Arc<Shared>, parts: &Parts) -> Result<HttpResponse, Ht
         state.finish();
         let _ = config.bus.detach(&key).await;
     }
-    Ok(sse(state.into_stream()))
+    Ok(standalone_sse(state.into_stream()))
 }
 
 /// Answers a DELETE: ends the session (HTTP-41), or 405 when clients may

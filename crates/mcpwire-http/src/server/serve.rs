@@ -5,19 +5,21 @@
 use core::error::Error as StdError;
 use core::future::{Future, IntoFuture};
 use core::pin::Pin;
+use core::task::{Context, Poll, Waker};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use futures_util::TryFutureExt as _;
+use futures_util::future::{Either, MapErr};
 use http::{Request, Response};
 use hyper::body::Incoming;
+use hyper::server::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
@@ -25,6 +27,7 @@ use super::body::SendBody;
 use super::config::ConnectionLimits;
 use super::security::LocalAddr;
 use super::service::StreamableHttp;
+use super::sniff::Sniffed;
 
 /// A boxed error, as hyper takes them from services and bodies.
 type BoxError = Box<dyn StdError + Send + Sync>;
@@ -238,11 +241,16 @@ where
                         if let Err(error) = stream.set_nodelay(true) {
                             tracing::debug!(%error, "setting TCP_NODELAY failed");
                         }
-                        let serving = connection(stream, service.clone(), stopped.clone(), limits);
-                        connections.spawn(async move {
-                            serving.await;
-                            drop(slot);
-                        });
+                        // Spawned as it is: an `async` block awaiting it would
+                        // hold the connection's future twice (its capture and
+                        // the awaited value), several KiB per open connection.
+                        connections.spawn(connection(
+                            stream,
+                            service.clone(),
+                            stopped.clone(),
+                            limits,
+                            slot,
+                        ));
                     }
                     Err(error) => {
                         // Usually out of file descriptors: wait, then go on.
@@ -291,12 +299,14 @@ where
 }
 
 /// Serves one connection until it closes, shutting it down gracefully
-/// when told to.
+/// when told to; `slot` is its place among `max_connections`, given back
+/// when it ends.
 async fn connection<S, B>(
     stream: TcpStream,
     service: S,
     mut stop: watch::Receiver<bool>,
     limits: ConnectionLimits,
+    slot: OwnedSemaphorePermit,
 ) where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
     S::Future: Send + 'static,
@@ -304,8 +314,56 @@ async fn connection<S, B>(
     B: SendBody,
 {
     let local = stream.local_addr().ok();
-    // Sniffed here rather than by the auto builder, which would leave hyper an 8 KiB larger
-    // read buffer on every HTTP/1 connection (see `sniff`).
+    // Boxed, and freed once the first bytes are in: inline, the compiler
+    // kept its 650 bytes beside hyper's connection below rather than in
+    // the same room (`-Zprint-type-sizes`), for the life of the connection.
+    let Some((stream, http2)) = Box::pin(first_bytes(stream, &mut stop, limits)).await else {
+        return;
+    };
+    if http2 {
+        // HTTP/2's connection state is several times HTTP/1's: boxed, so
+        // that the task of every HTTP/1 connection (long-lived GET streams
+        // among them) is not sized for it.
+        Box::pin(http2_connection(stream, service, local, stop, limits)).await;
+        return;
+    }
+    // hyper's own HTTP/1 builder: hyper-util's auto builder is an enum
+    // sized for its HTTP/2 connection, and borrows a builder holding both.
+    // hyper's header read timeout needs a timer; it also closes idle
+    // HTTP/1.1 keep-alive connections, since it runs while the connection
+    // waits for the next request head. Built here rather than in a function
+    // of its own, whose future would keep its arguments beside it.
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .serve_connection(TokioIo::new(stream), Hosted { service, local });
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+            return;
+        }
+        _ = stop.wait_for(|stop| *stop) => {}
+    }
+    connection.as_mut().graceful_shutdown();
+    if let Err(error) = connection.await {
+        tracing::debug!(%error, "connection ended with an error");
+    }
+    drop(slot);
+}
+
+/// Reads a connection's first bytes (see `sniff`), unless the server
+/// stops first; `None` when it did, or the connection failed or sent
+/// nothing within the header read timeout.
+async fn first_bytes(
+    stream: TcpStream,
+    stop: &mut watch::Receiver<bool>,
+    limits: ConnectionLimits,
+) -> Option<(Sniffed, bool)> {
+    // Sniffed here rather than by hyper-util's auto builder, which would leave
+    // hyper an 8 KiB larger read buffer on every HTTP/1 connection (see `sniff`).
     // A peer that connects and sends nothing is held to the same deadline
     // as one that trickles its request head.
     let sniffing = tokio::time::timeout(
@@ -314,57 +372,51 @@ async fn connection<S, B>(
     );
     let sniffed = tokio::select! {
         sniffed = sniffing => sniffed,
-        _ = stop.wait_for(|stop| *stop) => return,
+        _ = stop.wait_for(|stop| *stop) => return None,
     };
-    let (stream, http2) = match sniffed {
-        Ok(Ok(sniffed)) => sniffed,
+    match sniffed {
+        Ok(Ok(sniffed)) => Some(sniffed),
         Ok(Err(error)) => {
             tracing::debug!(%error, "reading a connection's first bytes failed");
-            return;
+            None
         }
         Err(_) => {
             tracing::debug!("a connection sent no request within the header read timeout");
-            return;
+            None
         }
-    };
-    // When the connection's last request began: an HTTP/2 connection that
-    // starts none for the idle bound is told to go away (below). Only
-    // HTTP/2 needs it: an HTTP/1 request costs no clock read for it.
+    }
+}
+
+/// Serves an HTTP/2 connection (prior knowledge) on hyper's HTTP/2 builder.
+async fn http2_connection<S, B>(
+    stream: Sniffed,
+    service: S,
+    local: Option<SocketAddr>,
+    mut stop: watch::Receiver<bool>,
+    limits: ConnectionLimits,
+) where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: SendBody,
+{
+    // When the connection's last request began: one that starts none for
+    // the idle bound is told to go away (below).
     let opened = tokio::time::Instant::now();
     let last_request = Arc::new(AtomicU64::new(0));
-    let seen = http2.then(|| last_request.clone());
-    let service = service.map_request(move |mut request: Request<Incoming>| {
-        if let Some(local) = local {
-            request.extensions_mut().insert(LocalAddr(local));
-        }
-        if let Some(seen) = &seen {
-            seen.store(millis_since(opened), Ordering::Relaxed);
-        }
+    let seen = last_request.clone();
+    let service = service.map_request(move |request: Request<Incoming>| {
+        seen.store(millis_since(opened), Ordering::Relaxed);
         request
     });
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    // hyper's header read timeout needs a timer; it also closes idle
-    // HTTP/1.1 keep-alive connections, since it runs while the connection
-    // waits for the next request head.
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
-    // HTTP/2: pings find peers that vanished without closing.
-    builder
-        .http2()
+    // Pings find peers that vanished without closing.
+    let connection = http2::Builder::new(TokioExecutor::new())
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(
             limits.header_read_timeout.max(Duration::from_secs(1)) * 3,
         ))
-        .keep_alive_timeout(limits.header_read_timeout);
-    let builder = if http2 {
-        builder.http2_only()
-    } else {
-        builder.http1_only()
-    };
-    let connection =
-        builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        .keep_alive_timeout(limits.header_read_timeout)
+        .serve_connection(TokioIo::new(stream), Hosted { service, local });
     tokio::pin!(connection);
     let mut stopping = false;
     // HTTP/2 has no keep-alive timeout of hyper's for a peer that answers
@@ -386,7 +438,7 @@ async fn connection<S, B>(
                 stopping = true;
                 connection.as_mut().graceful_shutdown();
             }
-            () = tokio::time::sleep_until(idle_until), if http2 && !stopping => {
+            () = tokio::time::sleep_until(idle_until), if !stopping => {
                 // A request that began meanwhile moved the bound on.
                 if millis_since(opened) >= last_request.load(Ordering::Relaxed) + millis(idle) {
                     tracing::debug!("an HTTP/2 connection started no request within the idle bound");
@@ -394,6 +446,60 @@ async fn connection<S, B>(
                     connection.as_mut().graceful_shutdown();
                 }
             }
+        }
+    }
+}
+
+/// A tower service as hyper calls it, with the connection's [`LocalAddr`]
+/// in each request's extensions.
+///
+/// hyper keeps a box the size of the service's future for the life of the
+/// connection; hyper-util's `TowerToHyperService` answers with a `Oneshot`
+/// that holds a clone of the service and the whole request until it is
+/// ready (about 300 bytes per open connection). A service ready at once,
+/// as [`StreamableHttp`] always is, is called at once instead, and its
+/// future (a box for `StreamableHttp`) is all that is kept.
+struct Hosted<S> {
+    service: S,
+    local: Option<SocketAddr>,
+}
+
+/// What [`Hosted`] answers with: the service's own future when it was
+/// ready, or a boxed wait for it to be (or its readiness error).
+type Hosting<S, B> = Either<
+    MapErr<<S as tower_service::Service<Request<Incoming>>>::Future, IntoBoxError<S>>,
+    BoxFuture<'static, Result<Response<B>, BoxError>>,
+>;
+
+/// The service's error as hyper takes it.
+type IntoBoxError<S> = fn(<S as tower_service::Service<Request<Incoming>>>::Error) -> BoxError;
+
+impl<S, B> hyper::service::Service<Request<Incoming>> for Hosted<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: SendBody,
+{
+    type Response = Response<B>;
+    type Error = BoxError;
+    type Future = Hosting<S, B>;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        if let Some(local) = self.local {
+            request.extensions_mut().insert(LocalAddr(local));
+        }
+        let mut service = self.service.clone();
+        let into: IntoBoxError<S> = Into::into;
+        // A readiness poll that finds the service busy registers a waker
+        // that does nothing; the boxed `oneshot` polls it again with the
+        // connection's own.
+        match service.poll_ready(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ok(())) => Either::Left(service.call(request).map_err(into)),
+            Poll::Ready(Err(error)) => {
+                Either::Right(Box::pin(core::future::ready(Err(into(error)))))
+            }
+            Poll::Pending => Either::Right(Box::pin(service.oneshot(request).map_err(into))),
         }
     }
 }
@@ -406,4 +512,90 @@ fn millis_since(start: tokio::time::Instant) -> u64 {
 /// `duration` in whole milliseconds, saturated.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+#[cfg(feature = "client")]
+mod tests {
+    use core::future::IntoFuture as _;
+    use std::sync::atomic::AtomicUsize;
+
+    use bytes::Bytes;
+    use http_body_util::{BodyExt as _, Empty, Full};
+
+    use super::*;
+
+    /// A service that is busy at every other readiness poll (waking its
+    /// caller at once), or fails its readiness poll when `fail` is set.
+    #[derive(Clone)]
+    struct Moody {
+        polls: Arc<AtomicUsize>,
+        fail: bool,
+    }
+
+    impl tower_service::Service<Request<Incoming>> for Moody {
+        type Response = Response<Full<Bytes>>;
+        type Error = io::Error;
+        type Future = core::future::Ready<Result<Self::Response, io::Error>>;
+
+        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), io::Error>> {
+            if self.fail {
+                return Poll::Ready(Err(io::Error::other("not ready, ever")));
+            }
+            if self.polls.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _request: Request<Incoming>) -> Self::Future {
+            core::future::ready(Ok(Response::new(Full::new(Bytes::from_static(b"called")))))
+        }
+    }
+
+    /// Sends one GET over HTTP/1.1 to a `serve`d `service`; its body, or
+    /// `None` when the request failed.
+    async fn get_once(service: Moody) -> Option<Bytes> {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = tokio::spawn(serve(listener, service).into_future());
+        let stream = TcpStream::connect(address).await.unwrap();
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let request = Request::builder()
+            .uri(format!("http://{address}/"))
+            .body(Empty::<Bytes>::new())
+            .unwrap();
+        // Generous: a local answer takes milliseconds; this only bounds a hang.
+        let answer = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
+            .await
+            .expect("the request was neither answered nor failed");
+        server.abort();
+        let body = answer.ok()?.into_body().collect().await.ok()?;
+        Some(body.to_bytes())
+    }
+
+    #[tokio::test]
+    async fn a_service_busy_at_first_is_called_once_it_is_ready() {
+        let polls = Arc::new(AtomicUsize::new(0));
+        let service = Moody {
+            polls: polls.clone(),
+            fail: false,
+        };
+        assert_eq!(get_once(service).await.as_deref(), Some(&b"called"[..]));
+        // The first poll (from `Hosted::call`) found it busy; `oneshot` polled again.
+        assert!(polls.load(Ordering::Relaxed) >= 2);
+    }
+
+    #[tokio::test]
+    async fn a_service_failing_its_readiness_fails_the_request_without_calling_it() {
+        let service = Moody {
+            polls: Arc::new(AtomicUsize::new(0)),
+            fail: true,
+        };
+        assert_eq!(get_once(service).await, None);
+    }
 }
