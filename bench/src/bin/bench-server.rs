@@ -12,7 +12,9 @@
 //! hook (`StreamableHttp::new`) instead of letting the service run it
 //! (`StreamableHttp::with_runtime`, the POST fast path).
 //! Over stdio it is served as the README writes a stdio server, with
-//! `Host::run_stdio` (a current-thread runtime of its own);
+//! `Host::run_stdio` (a current-thread runtime of its own; the suite's
+//! stdio rows run `stdio-server`, the same server without the HTTP half
+//! linked in);
 //! `--multi-thread` serves it on tokio's default multi-threaded runtime
 //! instead, as `#[tokio::main]` would. Over HTTP `--threads N` picks the
 //! runtime: 1 is a current-thread runtime (used under callgrind, where
@@ -29,10 +31,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use mcpwire::Host as _;
 use mcpwire_http::server::{Config, LocalAddr, ResponseMode, StreamableHttp, serve};
-use mcpwire_server::{Context, HandlerError, Server};
-use mcpwire_types::{CallToolResult, Tool};
-use serde::Deserialize;
-use serde_json::json;
+use mcpwire_server::Server;
 use tower_service::Service as _;
 
 /// The value following `flag` on the command line.
@@ -46,34 +45,13 @@ fn has(args: &[String], flag: &str) -> bool {
     args.iter().any(|arg| arg == flag)
 }
 
-/// The echo tool's arguments, read straight from the request's text.
-#[derive(Deserialize)]
-struct Echo {
-    text: String,
-}
-
-/// The echo server.
-fn build() -> Result<Server, mcpwire_server::BuildError> {
-    let schema = json!({
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"]
-    });
-    let echo = Tool::new("echo", schema).description("Returns its text.");
-    Server::builder("mcpwire-bench-server", env!("CARGO_PKG_VERSION"))
-        .typed_tool(echo, |_ctx: Context, Echo { text }| async move {
-            Ok::<_, HandlerError>(CallToolResult::text(text))
-        })
-        .build()
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = option(&args, "--http");
     let threads = option(&args, "--threads")
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(0);
-    let server = build()?;
+    let server = mcpwire_bench::echo::server()?;
     if http.is_none() && !has(&args, "--multi-thread") {
         // As the README writes a stdio server: its own current-thread
         // runtime, and no other built beside it (the cold start counts).

@@ -3,7 +3,8 @@
 //! `bench-suite [--smoke] [--rounds N] [--seconds S] [--sessions N]
 //! [--streams N] [--raw FILE] [--rmcp PROGRAM] PART...` with parts among
 //! `codec stdio http scale profile` (or `all`). The servers are the
-//! `bench-server`, `raw-echo` and `bare-hyper` binaries next to this one.
+//! `bench-server`, `stdio-server`, `raw-echo`, `lean-mcp` and `bare-hyper`
+//! binaries next to this one.
 //! Prints the markdown report on stdout.
 
 // The report is this program's output.
@@ -85,6 +86,7 @@ fn parse_args(args: &[String]) -> Result<(Binaries, Settings, Vec<Part>), String
     let dir = exe.parent().ok_or("no directory for this program")?;
     let bins = Binaries {
         bench_server: dir.join("bench-server"),
+        stdio_server: dir.join("stdio-server"),
         raw_echo: dir.join("raw-echo"),
         bare_hyper: dir.join("bare-hyper"),
         lean: dir.join("lean-mcp"),

@@ -25,6 +25,10 @@ use scenarios::{Role, Scenario, Transport};
 pub struct Binaries {
     /// mcpwire's `bench-server`.
     pub bench_server: PathBuf,
+    /// The same server linked without the HTTP transport, `stdio-server`:
+    /// what the stdio scenarios run (a stdio server's cold start counts
+    /// what its executable links).
+    pub stdio_server: PathBuf,
     /// The stdio limit, `raw-echo`.
     pub raw_echo: PathBuf,
     /// The HTTP limit, `bare-hyper`.

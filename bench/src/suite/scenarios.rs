@@ -85,7 +85,9 @@ pub fn stdio(bins: &Binaries) -> Vec<Scenario> {
             Target {
                 label: "mcpwire",
                 role: Role::Ours,
-                command: ServerCommand::new(&bins.bench_server, &["--stdio"]),
+                // The echo server linked as a stdio server is, without
+                // the HTTP half of `bench-server`: C1 reads its cold start.
+                command: ServerCommand::new(&bins.stdio_server, &[]),
             },
             // The same server on tokio's default multi-threaded runtime
             // (`#[tokio::main]` and `serve_stdio().await`) rather than

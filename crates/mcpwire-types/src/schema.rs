@@ -4,7 +4,11 @@
 //! (typed properties, `required`, enums, arrays of typed items, bounds; see `schema/simple.rs`)
 //! are compiled by a small built-in validator that gives jsonschema's results exactly; the rest
 //! by the jsonschema crate, which costs tens of millions of instructions and megabytes of heap for
-//! the first schema, because it validates it against its dialect's meta-schema. A server holds
+//! the first schema, because it validates it against its dialect's meta-schema. The crate is
+//! built in with the `full-schemas` feature only (3 MB of code and three quarters of a stdio
+//! server's start-up relocations, `docs/performance.md`); without it, a schema beyond the
+//! built-in validator does not compile ([`SchemaError::NeedsFullSchemas`]): it is never let
+//! through unchecked. A server holds
 //! its tools' schemas as [`DeferredSchema`]s: the cheap checks run when the tool is registered,
 //! the compilation itself when a call first needs it, except in debug builds, which compile at
 //! registration so that a broken schema shows at once. Compiling follows the MCP rules of
@@ -37,7 +41,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
+#[cfg(feature = "full-schemas")]
 use jsonschema::error::ValidationErrorKind;
+#[cfg(feature = "full-schemas")]
 use jsonschema::{Draft, ReferencingError, Retrieve, Uri, ValidationError, Validator};
 use serde_json::{Map, Value};
 
@@ -128,6 +134,7 @@ impl Dialect {
         }
     }
 
+    #[cfg(feature = "full-schemas")]
     fn draft(self) -> Draft {
         match self {
             Self::Draft202012 => Draft::Draft202012,
@@ -197,6 +204,12 @@ pub enum SchemaError {
         /// What is wrong there.
         message: String,
     },
+    /// The schema uses keywords only the jsonschema crate compiles (references, combinators,
+    /// `pattern`, `format`, ...), and it was not built in (the `full-schemas` feature).
+    #[error(
+        "schema uses keywords beyond the built-in validator's (such as $ref, allOf/anyOf/oneOf, pattern or format): enable the `full-schemas` feature of mcpwire (or mcpwire-types) to compile it"
+    )]
+    NeedsFullSchemas,
     /// A tool's `inputSchema` does not declare `"type": "object"`.
     #[error("a tool's inputSchema must have \"type\": \"object\", but {found}")]
     NotAnObjectSchema {
@@ -249,6 +262,7 @@ pub struct CompiledSchema {
 /// meta-schema work, a few hundred bytes), the jsonschema crate for the rest.
 enum Checker {
     Simple(simple::SimpleSchema),
+    #[cfg(feature = "full-schemas")]
     Full(Box<Validator>),
 }
 
@@ -291,15 +305,20 @@ impl CompiledSchema {
                 dialect,
             });
         }
-        let validator = jsonschema::options()
-            .with_draft(dialect.draft())
-            .with_retriever(RefuseRetrieval)
-            .build(&with_canonical_dialect(schema, dialect))
-            .map_err(|error| compile_error(&error))?;
-        Ok(Self {
-            checker: Checker::Full(Box::new(validator)),
-            dialect,
-        })
+        #[cfg(feature = "full-schemas")]
+        {
+            let validator = jsonschema::options()
+                .with_draft(dialect.draft())
+                .with_retriever(RefuseRetrieval)
+                .build(&with_canonical_dialect(schema, dialect))
+                .map_err(|error| compile_error(&error))?;
+            Ok(Self {
+                checker: Checker::Full(Box::new(validator)),
+                dialect,
+            })
+        }
+        #[cfg(not(feature = "full-schemas"))]
+        Err(SchemaError::NeedsFullSchemas)
     }
 
     /// Whether the built-in validator for simple schemas serves this schema, rather than the
@@ -319,6 +338,7 @@ impl CompiledSchema {
     pub fn is_valid(&self, instance: &Value) -> bool {
         match &self.checker {
             Checker::Simple(simple) => simple.is_valid(instance),
+            #[cfg(feature = "full-schemas")]
             Checker::Full(validator) => validator.is_valid(instance),
         }
     }
@@ -330,6 +350,7 @@ impl CompiledSchema {
         }
         let (mut errors, omitted) = match &self.checker {
             Checker::Simple(simple) => simple.errors(instance),
+            #[cfg(feature = "full-schemas")]
             Checker::Full(validator) => full_errors(validator, instance),
         };
         if errors.is_empty() {
@@ -345,6 +366,7 @@ impl CompiledSchema {
 }
 
 /// Every violation jsonschema finds (at most [`MAX_REPORTED_ERRORS`]), and how many more.
+#[cfg(feature = "full-schemas")]
 fn full_errors(validator: &Validator, instance: &Value) -> (Vec<InstanceError>, usize) {
     let mut errors = Vec::new();
     let mut omitted = 0;
@@ -492,6 +514,7 @@ fn declared_dialect(schema: &Value) -> Result<Dialect, SchemaError> {
 /// Rewrites an accepted but non-canonical `$schema` spelling (say `https://` for draft-07) to
 /// the one the jsonschema crate recognises, so that it never treats it as an unknown meta-schema
 /// to look up.
+#[cfg(feature = "full-schemas")]
 fn with_canonical_dialect(schema: &Value, dialect: Dialect) -> Cow<'_, Value> {
     match schema {
         Value::Object(map) => match map.get("$schema") {
@@ -506,6 +529,7 @@ fn with_canonical_dialect(schema: &Value, dialect: Dialect) -> Cow<'_, Value> {
     }
 }
 
+#[cfg(feature = "full-schemas")]
 fn compile_error(error: &ValidationError<'_>) -> SchemaError {
     match &error.kind {
         ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) => {
@@ -531,8 +555,10 @@ fn compile_error(error: &ValidationError<'_>) -> SchemaError {
 /// The retriever the compiler calls for any reference outside the schema: it never fetches
 /// (MCP `basic/index` "`$ref` Resolution": no automatic dereferencing of network URIs), whatever
 /// features the jsonschema crate was built with elsewhere in the dependency graph.
+#[cfg(feature = "full-schemas")]
 struct RefuseRetrieval;
 
+#[cfg(feature = "full-schemas")]
 impl Retrieve for RefuseRetrieval {
     fn retrieve(
         &self,
@@ -639,6 +665,33 @@ mod tests {
             unknown_dialect,
             Err(SchemaError::UnsupportedDialect { .. })
         ));
+    }
+
+    #[test]
+    fn a_schema_beyond_the_built_in_validator_needs_the_full_schemas_feature() {
+        let pattern = json!({
+            "type": "object",
+            "properties": {"a": {"type": "string", "pattern": "^a"}},
+        });
+        let compiled = CompiledSchema::compile(&pattern);
+        let deferred = DeferredSchema::tool_input(pattern);
+        if cfg!(feature = "full-schemas") {
+            assert!(!compiled.unwrap().is_built_in());
+            assert!(deferred.is_ok());
+        } else {
+            // Refused, never let through unchecked: at registration in debug builds, at
+            // every use otherwise, as any schema that does not compile.
+            assert_eq!(compiled.unwrap_err(), SchemaError::NeedsFullSchemas);
+            if cfg!(debug_assertions) {
+                assert_eq!(deferred.unwrap_err(), SchemaError::NeedsFullSchemas);
+            } else {
+                let failure = deferred
+                    .unwrap()
+                    .validate(&json!({"a": "abc"}))
+                    .unwrap_err();
+                assert!(failure.to_string().contains("full-schemas"), "{failure}");
+            }
+        }
     }
 
     #[test]

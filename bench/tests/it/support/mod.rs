@@ -11,6 +11,7 @@ pub(crate) fn binaries() -> Binaries {
     let rmcp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/rmcp-echo/release/rmcp-echo");
     Binaries {
         bench_server: PathBuf::from(env!("CARGO_BIN_EXE_bench-server")),
+        stdio_server: PathBuf::from(env!("CARGO_BIN_EXE_stdio-server")),
         raw_echo: PathBuf::from(env!("CARGO_BIN_EXE_raw-echo")),
         bare_hyper: PathBuf::from(env!("CARGO_BIN_EXE_bare-hyper")),
         lean: PathBuf::from(env!("CARGO_BIN_EXE_lean-mcp")),

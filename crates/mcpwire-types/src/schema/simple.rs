@@ -326,6 +326,10 @@ fn node(schema: &Value, dialect: Dialect, is_root: bool) -> Option<Node> {
             "deprecated" if modern && value.is_boolean() => None,
             "examples" if value.is_array() => None,
             "default" => None,
+            // Extension annotations such as MCP's own `x-mcp-header` (2026-07-28): unknown
+            // keywords, which jsonschema ignores in every dialect; a string value cannot hold
+            // a subschema, an `$id` or an anchor.
+            extension if extension.starts_with("x-") && value.is_string() => None,
             // An annotation from 2019-09 on (jsonschema checks formats by default in draft-07).
             "format" if modern && value.is_string() => None,
             "type" => Some(type_check(value)?),
@@ -761,6 +765,10 @@ mod tests {
                 "{schema}"
             );
         }
+        // A string-valued extension annotation is one (MCP's `x-mcp-header`).
+        let annotated = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}});
+        assert!(SimpleSchema::recognize(&annotated, Dialect::Draft202012).is_some());
         // Formats are checked by default in draft-07, so only later dialects take them here.
         let with_format = json!({"type": "string", "format": "email"});
         assert!(SimpleSchema::recognize(&with_format, Dialect::Draft202012).is_some());
