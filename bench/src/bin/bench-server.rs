@@ -117,8 +117,8 @@ async fn serve_http(
     if has(args, "--nodelay") {
         return serve_nodelay(listener, service).await.map_err(Into::into);
     }
-    // The public way to host the service: `serve` (hyper-util's
-    // auto-detecting connection builder), as a user would.
+    // The public way to host the service, as a user would: `serve` (sniffs
+    // HTTP/1.1 or HTTP/2, with every connection limit of the config).
     serve(listener, service).await.map_err(Into::into)
 }
 
