@@ -23,34 +23,13 @@ type InFlight = Arc<Mutex<HashMap<u64, Instant>>>;
 /// When the server cannot be spawned, does not answer in time, or closes
 /// its stdout early.
 pub async fn run(server: &ServerCommand, load: Load) -> Result<Measurement, String> {
-    let spawned_at = Instant::now();
-    let mut child = server
-        .command()
-        .spawn()
-        .map_err(|error| format!("cannot spawn {}: {error}", server.program.display()))?;
-    let pid = child.id().ok_or("the server exited at once")?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let mut reader = BufReader::with_capacity(256 * 1024, stdout);
-
-    let mut opening = messages::opening(load.era);
-    opening.push('\n');
-    write(&mut stdin, opening.as_bytes()).await?;
-    let mut line = Vec::new();
-    tokio::time::timeout(OPEN_TIMEOUT, async {
-        loop {
-            line.clear();
-            let read = reader.read_until(b'\n', &mut line).await;
-            match read {
-                Ok(0) | Err(_) => return Err("the server closed stdout before answering"),
-                Ok(_) if scan_id(&line) == Some(0) => return Ok(()),
-                Ok(_) => {}
-            }
-        }
-    })
-    .await
-    .map_err(|_| "no answer to the opening request")??;
-    let cold_start = spawned_at.elapsed();
+    let Opened {
+        mut child,
+        pid,
+        mut stdin,
+        mut reader,
+        cold_start,
+    } = open(server, load.era).await?;
     if load.era == Era::Handshake {
         let mut initialized = messages::initialized();
         initialized.push('\n');
@@ -109,6 +88,94 @@ pub async fn run(server: &ServerCommand, load: Load) -> Result<Measurement, Stri
         return Err("the server did not exit when its stdin closed".to_owned());
     }
     Ok(measurement)
+}
+
+/// A server spawned and answering: its pipes, and how long its first
+/// answer took from the spawn.
+struct Opened {
+    child: tokio::process::Child,
+    pid: u32,
+    stdin: tokio::process::ChildStdin,
+    reader: BufReader<tokio::process::ChildStdout>,
+    cold_start: Duration,
+}
+
+/// Spawns `server` and sends the opening request of `era` (`initialize`,
+/// or `server/discover`), waiting for its answer.
+async fn open(server: &ServerCommand, era: Era) -> Result<Opened, String> {
+    let spawned_at = Instant::now();
+    let mut child = server
+        .command()
+        .spawn()
+        .map_err(|error| format!("cannot spawn {}: {error}", server.program.display()))?;
+    let pid = child.id().ok_or("the server exited at once")?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut reader = BufReader::with_capacity(256 * 1024, stdout);
+
+    let mut opening = messages::opening(era);
+    opening.push('\n');
+    write(&mut stdin, opening.as_bytes()).await?;
+    let mut line = Vec::new();
+    tokio::time::timeout(OPEN_TIMEOUT, async {
+        loop {
+            line.clear();
+            let read = reader.read_until(b'\n', &mut line).await;
+            match read {
+                Ok(0) | Err(_) => return Err("the server closed stdout before answering"),
+                Ok(_) if scan_id(&line) == Some(0) => return Ok(()),
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .map_err(|_| "no answer to the opening request")??;
+    Ok(Opened {
+        cold_start: spawned_at.elapsed(),
+        child,
+        pid,
+        stdin,
+        reader,
+    })
+}
+
+/// The median of `samples` cold starts of `server` (spawn to the answer of
+/// its opening request), each server ended by closing its stdin. One
+/// spawn's time varies by a factor of two with what else the machine
+/// does, so a target on it reads a median.
+///
+/// # Errors
+///
+/// As [`run`]'s opening, and when a server does not exit once its stdin
+/// closes.
+pub async fn cold_start(
+    server: &ServerCommand,
+    era: Era,
+    samples: usize,
+) -> Result<Duration, String> {
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples.max(1) {
+        let Opened {
+            mut child,
+            stdin,
+            cold_start,
+            ..
+        } = open(server, era).await?;
+        times.push(cold_start);
+        drop(stdin);
+        if !matches!(
+            tokio::time::timeout(Duration::from_secs(5), child.wait()).await,
+            Ok(Ok(_))
+        ) {
+            let _ = child.start_kill();
+            return Err("the server did not exit when its stdin closed".to_owned());
+        }
+    }
+    times.sort();
+    times
+        .get(times.len() / 2)
+        .copied()
+        .ok_or_else(|| "no cold start sampled".to_owned())
 }
 
 async fn write(stdin: &mut tokio::process::ChildStdin, bytes: &[u8]) -> Result<(), String> {

@@ -238,7 +238,7 @@ pub fn check(results: &Results) -> Vec<Check> {
     add(
         "C1",
         "cold start to the initialize answer: <= 1.5x a bare binary's",
-        bound(limit("stdio-1-200B", ColdStart), 1.5, false),
+        bound(limit(super::COLD_START_SCENARIO, ColdStart), 1.5, false),
     );
     checks
 }
