@@ -67,6 +67,20 @@ const STEPS: &[Step] = &[
         action: Action::Cargo(&["test", "--workspace"]),
     },
     Step {
+        // The workspace's test build unifies features, and the client turns
+        // jsonschema on (`full-schemas`): the schema rules without it (the
+        // built-in validator alone, `NeedsFullSchemas`) are tested here.
+        name: "test without full-schemas",
+        action: Action::Cargo(&[
+            "test",
+            "-p",
+            "mcpwire-types",
+            "--features",
+            "schema",
+            "--lib",
+        ]),
+    },
+    Step {
         name: "tidy",
         action: Action::Tidy,
     },
@@ -216,6 +230,7 @@ mod tests {
                 "clippy",
                 "matrix",
                 "test",
+                "test without full-schemas",
                 "tidy",
                 "deny",
                 "conformance"
@@ -233,6 +248,7 @@ mod tests {
                 "cargo clippy --workspace --all-targets -- -D warnings",
                 "cargo xtask matrix",
                 "cargo test --workspace",
+                "cargo test -p mcpwire-types --features schema --lib",
                 "cargo xtask tidy",
                 "cargo deny check bans licenses sources",
                 "cargo xtask conformance all",
