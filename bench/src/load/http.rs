@@ -40,11 +40,7 @@ impl HttpServer {
     /// When it cannot be spawned or prints no `http://` URL in time.
     pub async fn spawn(server: &ServerCommand) -> Result<Self, String> {
         let spawned_at = Instant::now();
-        let mut child = server
-            .command()
-            .spawn()
-            .map_err(|error| format!("cannot spawn {}: {error}", server.program.display()))?;
-        let pid = child.id().ok_or("the server exited at once")?;
+        let (mut child, pid) = server.spawn()?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let mut stdout = BufReader::new(stdout);
         let mut line = String::new();

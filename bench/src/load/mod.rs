@@ -52,6 +52,17 @@ impl ServerCommand {
             .kill_on_drop(true);
         command
     }
+
+    /// Spawns the server as [`command`](Self::command) makes it, with its
+    /// process id.
+    pub(crate) fn spawn(&self) -> Result<(tokio::process::Child, u32), String> {
+        let child = self
+            .command()
+            .spawn()
+            .map_err(|error| format!("cannot spawn {}: {error}", self.program.display()))?;
+        let pid = child.id().ok_or("the server exited at once")?;
+        Ok((child, pid))
+    }
 }
 
 /// The shape of one load run.

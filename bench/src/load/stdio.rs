@@ -24,7 +24,7 @@ type InFlight = Arc<Mutex<HashMap<u64, Instant>>>;
 /// its stdout early.
 pub async fn run(server: &ServerCommand, load: Load) -> Result<Measurement, String> {
     let Opened {
-        mut child,
+        child,
         pid,
         mut stdin,
         mut reader,
@@ -80,14 +80,23 @@ pub async fn run(server: &ServerCommand, load: Load) -> Result<Measurement, Stri
         measurement.server_cpu_us_per_call =
             after.cpu.saturating_sub(before.cpu).as_secs_f64() * 1e6 / measurement.calls as f64;
     }
-    // Closing stdin must end the server; give it a moment, then kill it.
+    end(child, stdin).await?;
+    Ok(measurement)
+}
+
+/// Closes the server's stdin, which must end it; gives it a moment, then
+/// kills it.
+async fn end(
+    mut child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+) -> Result<(), String> {
     drop(stdin);
     let exited = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
     if !matches!(exited, Ok(Ok(_))) {
         let _ = child.start_kill();
         return Err("the server did not exit when its stdin closed".to_owned());
     }
-    Ok(measurement)
+    Ok(())
 }
 
 /// A server spawned and answering: its pipes, and how long its first
@@ -104,11 +113,7 @@ struct Opened {
 /// or `server/discover`), waiting for its answer.
 async fn open(server: &ServerCommand, era: Era) -> Result<Opened, String> {
     let spawned_at = Instant::now();
-    let mut child = server
-        .command()
-        .spawn()
-        .map_err(|error| format!("cannot spawn {}: {error}", server.program.display()))?;
-    let pid = child.id().ok_or("the server exited at once")?;
+    let (mut child, pid) = server.spawn()?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
     let mut reader = BufReader::with_capacity(256 * 1024, stdout);
@@ -156,20 +161,13 @@ pub async fn cold_start(
     let mut times = Vec::with_capacity(samples);
     for _ in 0..samples.max(1) {
         let Opened {
-            mut child,
+            child,
             stdin,
             cold_start,
             ..
         } = open(server, era).await?;
         times.push(cold_start);
-        drop(stdin);
-        if !matches!(
-            tokio::time::timeout(Duration::from_secs(5), child.wait()).await,
-            Ok(Ok(_))
-        ) {
-            let _ = child.start_kill();
-            return Err("the server did not exit when its stdin closed".to_owned());
-        }
+        end(child, stdin).await?;
     }
     times.sort();
     times

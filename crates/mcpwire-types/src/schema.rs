@@ -206,9 +206,9 @@ pub enum SchemaError {
         message: String,
     },
     /// The schema uses keywords only the jsonschema crate compiles (references, combinators,
-    /// `pattern`, `format`, ...), and it was not built in (the `full-schemas` feature).
+    /// `pattern`, enums of numbers, `format` before 2019-09, ...), and it was not built in (the `full-schemas` feature).
     #[error(
-        "schema uses keywords beyond the built-in validator's (such as $ref, allOf/anyOf/oneOf, pattern or format): enable the `full-schemas` feature of mcpwire (or mcpwire-types) to compile it"
+        "schema uses keywords beyond the built-in validator's (such as $ref, allOf/anyOf/oneOf, pattern or an enum of numbers): enable the `full-schemas` feature of mcpwire (or mcpwire-types) to compile it"
     )]
     NeedsFullSchemas,
     /// A tool's `inputSchema` does not declare `"type": "object"`.
