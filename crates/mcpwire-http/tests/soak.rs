@@ -341,9 +341,14 @@ async fn abandoned_sessions_streams_and_trickling_connections_are_all_reclaimed(
         // buffers, tens of KiB each. The resident size is reported, not
         // bounded: glibc keeps freed pages for reuse, so it follows how many
         // sessions happened to be live at once (up to ~9,000 on a fast run,
-        // ~2,800 on a loaded one), not what is still held.
+        // ~2,800 on a loaded one), not what is still held. The idle heap
+        // is small (about 120 KiB once `serve` reaps finished connections
+        // as they end), so the allowance is 10 % or 64 KiB, whichever is
+        // larger: measured runs differ by up to 5 KiB (timers and tasks in
+        // flight), while leaking even 1 % of the soak's sessions would hold
+        // several hundred KiB.
         assert!(
-            after_heap <= idle_heap + idle_heap / 10,
+            after_heap <= idle_heap + (idle_heap / 10).max(64),
             "heap {after_heap} KiB in use after the soak, {idle_heap} KiB idle"
         );
         // The bound: a fresh client is served within 1 s.

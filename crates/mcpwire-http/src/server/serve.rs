@@ -233,34 +233,42 @@ where
             };
             // The semaphore is never closed.
             let Ok(slot) = slot else { break };
-            tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
-                        // Without it an SSE event written after its headers
-                        // waits for the peer's delayed ACK (about 40 ms).
-                        if let Err(error) = stream.set_nodelay(true) {
-                            tracing::debug!(%error, "setting TCP_NODELAY failed");
-                        }
-                        // Spawned as it is: an `async` block awaiting it would
-                        // hold the connection's future twice (its capture and
-                        // the awaited value), several KiB per open connection.
-                        connections.spawn(connection(
-                            stream,
-                            service.clone(),
-                            stopped.clone(),
-                            limits,
-                            slot,
-                        ));
+            // A finished connection's task (its cell is sized for the
+            // connection's future, 1-2 KiB) stays allocated until the set
+            // hands it out: reaped as connections end, not only at the next
+            // accept, so that a server gone quiet after a burst holds none.
+            let accepted = loop {
+                tokio::select! {
+                    accepted = listener.accept() => break Some(accepted),
+                    Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                    () = &mut signal => break None,
+                }
+            };
+            let Some(accepted) = accepted else { break };
+            match accepted {
+                Ok((stream, _)) => {
+                    // Without it an SSE event written after its headers
+                    // waits for the peer's delayed ACK (about 40 ms).
+                    if let Err(error) = stream.set_nodelay(true) {
+                        tracing::debug!(%error, "setting TCP_NODELAY failed");
                     }
-                    Err(error) => {
-                        // Usually out of file descriptors: wait, then go on.
-                        tracing::warn!(%error, "accepting a connection failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                },
-                () = &mut signal => break,
+                    // Spawned as it is: an `async` block awaiting it would
+                    // hold the connection's future twice (its capture and
+                    // the awaited value), several KiB per open connection.
+                    connections.spawn(connection(
+                        stream,
+                        service.clone(),
+                        stopped.clone(),
+                        limits,
+                        slot,
+                    ));
+                }
+                Err(error) => {
+                    // Usually out of file descriptors: wait, then go on.
+                    tracing::warn!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             }
-            while connections.try_join_next().is_some() {}
         }
         drop(listener);
         // Without a shutdown signal the loop never ends, so the hooks are
