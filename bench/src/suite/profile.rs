@@ -131,7 +131,9 @@ pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand
 
 /// Profiles every scenario of [`scenarios`], [`small_diagnostic_scenarios`]
 /// and [`diagnostic_scenarios`] with `calls.0` and `calls.1` calls (a fifth
-/// of them for the last).
+/// of them for the last); with `MCPWIRE_BENCH_PROFILE_ONLY=E1` (a prefix of
+/// the scenarios' names, comma-separated for several) only those, for a
+/// quick measure of one change.
 pub fn run_all(
     runtime: &tokio::runtime::Runtime,
     bins: &Binaries,
@@ -145,8 +147,16 @@ pub fn run_all(
     let diagnostic = diagnostic_scenarios(bins)
         .into_iter()
         .map(|scenario| (scenario, large_calls));
+    let only = std::env::var("MCPWIRE_BENCH_PROFILE_ONLY").unwrap_or_default();
+    let wanted = |name: &str| {
+        only.is_empty()
+            || only
+                .split(',')
+                .any(|prefix| !prefix.is_empty() && name.starts_with(prefix.trim()))
+    };
     budgeted
         .chain(diagnostic)
+        .filter(|((scenario, ..), _)| wanted(scenario))
         .map(|((scenario, server, http, load), calls)| {
             match runtime.block_on(profile(&server, http, load, calls)) {
                 Ok((per_call, top)) => Profile {
