@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
+use futures_util::FutureExt as _;
 use http::{Method, Request};
 use tokio::sync::watch;
 
@@ -341,20 +342,42 @@ impl StreamableHttp {
     where
         B: SendBody,
     {
+        match self.dispatch(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The future answering `request`, chosen before anything is awaited:
+    /// the POST's future is boxed as it is, with no enclosing future whose
+    /// state would copy it at each poll, and the rare GET and DELETE do
+    /// not make it larger.
+    fn dispatch<B>(&self, request: Request<B>) -> ResponseFuture
+    where
+        B: SendBody,
+    {
         let (parts, body) = request.into_parts();
         let config = &self.shared.config;
         if let Err(rejection) =
             security::check_host_and_origin(&parts, &config.hosts, &config.origins)
         {
-            return rejection.to_response();
+            return answered(rejection.to_response());
         }
+        let shared = self.shared.clone();
         match parts.method {
-            Method::POST => post::handle(&self.shared, parts, body).await,
-            Method::GET => get::handle_get(&self.shared, &parts).await,
-            Method::DELETE => get::handle_delete(&self.shared, &parts).await,
-            _ => method_not_allowed("GET, POST, DELETE"),
+            Method::POST => Box::pin(post::handle(shared, parts, body).map(Ok)),
+            Method::GET => Box::pin(async move { Ok(get::handle_get(&shared, &parts).await) }),
+            Method::DELETE => {
+                Box::pin(async move { Ok(get::handle_delete(&shared, &parts).await) })
+            }
+            _ => answered(method_not_allowed("GET, POST, DELETE")),
         }
     }
+}
+
+/// A future answering at once with `response`.
+fn answered(response: HttpResponse) -> ResponseFuture {
+    Box::pin(core::future::ready(Ok(response)))
 }
 
 impl<B> tower_service::Service<Request<B>> for StreamableHttp
@@ -370,7 +393,6 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> ResponseFuture {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.handle(request).await) })
+        self.dispatch(request)
     }
 }
