@@ -106,6 +106,12 @@ where
     })
 }
 
+/// What [`new_session`] answers with: `Ok(Ok(..))` what answers from the
+/// new session's stream, `Ok(Err(..))` a stateless answer.
+type NewSession = Pin<
+    Box<dyn Future<Output = Result<Result<Option<Outgoing>, HttpResponse>, HttpResponse>> + Send>,
+>;
+
 /// A POST without a session id: the stateless era, or `initialize`
 /// starting a session (the stateless answer in `Ok(Err(..))`). Boxed: its
 /// future is larger than a session's POST, which would otherwise carry
@@ -116,9 +122,7 @@ fn new_session(
     payload: Bytes,
     inbound: Inbound,
     extensions: http::Extensions,
-) -> Pin<
-    Box<dyn Future<Output = Result<Result<Option<Outgoing>, HttpResponse>, HttpResponse>> + Send>,
-> {
+) -> NewSession {
     Box::pin(async move {
         let single = match &inbound {
             Inbound::Single(message) => Some(message),
@@ -206,7 +210,14 @@ async fn read_body<B>(
 where
     B: SendBody,
 {
-    let Ok(read) = tokio::time::timeout(deadline, read_limited(headers, body, limit)).await else {
+    let mut read = core::pin::pin!(read_limited(headers, body, limit));
+    // A body that is all there at the first poll (the usual small POST)
+    // needs no timer.
+    let read = match read.as_mut().now_or_never() {
+        Some(read) => Ok(read),
+        None => tokio::time::timeout(deadline, read).await,
+    };
+    let Ok(read) = read else {
         let mut response = invalid_request(
             StatusCode::REQUEST_TIMEOUT,
             "Request Timeout: the body did not arrive in time",
@@ -331,6 +342,10 @@ async fn create_session(
 ///
 /// An async block rather than an async function: the function's state
 /// would hold each argument twice (as passed, and moved into its body).
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn's state would hold each argument twice"
+)]
 fn session_post(
     shared: &Arc<Shared>,
     id: SessionId,
@@ -354,10 +369,18 @@ fn session_post(
         // in one store call (one Redis round trip). Another identity gets what
         // an unknown id gets: nothing tells it the session exists.
         let (record, stream) = if expects_answer {
-            let (record, stream) = config
-                .sessions
-                .touch_and_open_stream(&id, config.idle_timeout, caller.as_deref())
-                .await
+            let sessions = &config.sessions;
+            let idle = config.idle_timeout;
+            // At once when the store can: no future to box.
+            let opened = match sessions.touch_and_open_stream_now(&id, idle, caller.as_deref()) {
+                Some(opened) => opened,
+                None => {
+                    sessions
+                        .touch_and_open_stream(&id, idle, caller.as_deref())
+                        .await
+                }
+            };
+            let (record, stream) = opened
                 .map_err(|e| store_failed(&e))?
                 .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
             (record, Some(stream))

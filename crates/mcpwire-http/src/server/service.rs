@@ -6,6 +6,7 @@ use core::convert::Infallible;
 use core::future::Future;
 use core::task::{Context, Poll};
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
@@ -110,10 +111,11 @@ impl Shared {
 
     pub(crate) fn release_stream(&self, id: &SessionId) {
         let mut open = lock(&self.open_streams);
-        if let Some(count) = open.get_mut(id) {
-            *count -= 1;
-            if *count == 0 {
-                open.remove(id);
+        // One lookup for the count and its removal.
+        if let Entry::Occupied(mut count) = open.entry(id.clone()) {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
                 mcpwire_store::shrink_sparse(&mut open);
             }
         }
