@@ -10,16 +10,18 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http::request::Parts;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
 use mcpwire_types::{ProtocolVersion, UnsupportedProtocolVersionData, meta_keys};
 
 use super::body::{
-    HttpResponse, ReadError, SendBody, empty, invalid_request, read_limited, rpc_error, unavailable,
+    HttpResponse, ReadError, SendBody, empty, invalid_request, read_declared, rpc_error,
+    unavailable,
 };
 use super::config::ResponseMode;
-use super::names::{PROTOCOL_VERSION, SESSION_ID};
-use super::security::{accepts_json_and_sse, is_json_content};
+use super::names::PROTOCOL_VERSION;
+use super::post_headers::PostHeaders;
+use super::security::{accepts_json_and_sse_given, is_json_content_type};
 use super::service::Shared;
 use super::session_routing::session_halves;
 use super::stateless;
@@ -50,21 +52,22 @@ async fn try_handle<B>(
 where
     B: SendBody,
 {
+    let headers = PostHeaders::scan(&parts.headers);
     // HTTP-07: the client must accept both forms of answer.
-    if !accepts_json_and_sse(&parts.headers) {
+    if !accepts_json_and_sse_given(&parts.headers, headers.accept, headers.more_accept) {
         return Err(invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: the Accept header must list application/json and text/event-stream",
         ));
     }
-    if !is_json_content(&parts.headers) {
+    if !is_json_content_type(headers.content_type) {
         return Err(invalid_request(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Unsupported Media Type: the body must be application/json",
         ));
     }
     let payload = read_body(
-        &parts.headers,
+        headers.declared_length(),
         body,
         shared.config.max_body,
         shared.config.body_read_timeout,
@@ -83,13 +86,13 @@ where
     // The extensions go to the runtime with the messages (moved, not
     // copied: nothing below reads them).
     let extensions = core::mem::take(&mut parts.extensions);
-    let posted = if let Some(raw) = parts.headers.get(&SESSION_ID) {
+    let posted = if let Some(raw) = headers.session_id {
         let id = raw
             .to_str()
             .ok()
             .and_then(SessionId::parse)
             .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
-        check_version_header(&shared, &parts.headers).map_err(|refused| *refused)?;
+        check_version(&shared, headers.protocol_version).map_err(|refused| *refused)?;
         session_post(&shared, id, payload, inbound, None, extensions).await?
     } else {
         match new_session(shared.clone(), parts, payload, inbound, extensions).await? {
@@ -177,7 +180,12 @@ pub(crate) fn check_version_header(
     shared: &Shared,
     headers: &HeaderMap,
 ) -> Result<(), Box<HttpResponse>> {
-    let Some(value) = headers.get(&PROTOCOL_VERSION) else {
+    check_version(shared, headers.get(&PROTOCOL_VERSION))
+}
+
+/// [`check_version_header`] given the header's first value.
+fn check_version(shared: &Shared, value: Option<&HeaderValue>) -> Result<(), Box<HttpResponse>> {
+    let Some(value) = value else {
         return Ok(());
     };
     let text = value.to_str().unwrap_or_default().trim();
@@ -202,7 +210,7 @@ pub(crate) fn check_version_header(
 /// Reads the body, refusing more than `limit` bytes with 413 and a body
 /// that takes longer than `deadline` with 408.
 async fn read_body<B>(
-    headers: &HeaderMap,
+    declared: Option<u64>,
     body: B,
     limit: usize,
     deadline: Duration,
@@ -210,7 +218,7 @@ async fn read_body<B>(
 where
     B: SendBody,
 {
-    let mut read = core::pin::pin!(read_limited(headers, body, limit));
+    let mut read = core::pin::pin!(read_declared(declared, body, limit));
     // A body that is all there at the first poll (the usual small POST)
     // needs no timer.
     let read = match read.as_mut().now_or_never() {
@@ -224,10 +232,9 @@ where
         );
         // The rest of the body may still be on its way: the connection
         // cannot carry another request.
-        response.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
+        response
+            .headers_mut()
+            .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
         return Err(response);
     };
     read.map_err(|error| match error {
