@@ -25,7 +25,16 @@ pub struct SessionId(Arc<str>);
 
 impl Hash for SessionId {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let bytes = self.0.as_bytes();
+        Self::hash_text(&self.0, state);
+    }
+}
+
+impl SessionId {
+    /// Hashes `text` as the id it spells hashes, so that a table of ids
+    /// can be searched with the text of one (a key type whose `Hash` calls
+    /// this and whose equality compares the text).
+    pub fn hash_text<H: Hasher>(text: &str, state: &mut H) {
+        let bytes = text.as_bytes();
         match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
             (Some(first), Some(last)) if bytes.len() > 16 => {
                 state.write_u64(u64::from_le_bytes(*first));

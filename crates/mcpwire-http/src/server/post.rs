@@ -87,10 +87,11 @@ where
     // copied: nothing below reads them).
     let extensions = core::mem::take(&mut parts.extensions);
     let posted = if let Some(raw) = headers.session_id {
+        // A local session's id is shared, not made again (no allocation).
         let id = raw
             .to_str()
             .ok()
-            .and_then(SessionId::parse)
+            .and_then(|text| shared.local_id(text).or_else(|| SessionId::parse(text)))
             .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
         check_version(&shared, headers.protocol_version).map_err(|refused| *refused)?;
         session_post(&shared, id, payload, inbound, None, extensions).await?
