@@ -49,9 +49,18 @@ impl<'a> PostHeaders<'a> {
 
     /// The length the `Content-Length` header declares, if any.
     pub(crate) fn declared_length(&self) -> Option<u64> {
-        self.content_length
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.parse::<u64>().ok())
+        // Digits only, as `u64::from_str` would take them without a sign
+        // (hyper has already refused a malformed length).
+        let digits = self.content_length?.as_bytes();
+        if digits.is_empty() {
+            return None;
+        }
+        digits.iter().try_fold(0_u64, |length, &byte| {
+            if !byte.is_ascii_digit() {
+                return None;
+            }
+            length.checked_mul(10)?.checked_add(u64::from(byte - b'0'))
+        })
     }
 }
 
@@ -81,6 +90,24 @@ mod tests {
         let none = PostHeaders::scan(&empty);
         assert!(none.accept.is_none() && !none.more_accept && none.session_id.is_none());
         assert_eq!(none.declared_length(), None);
+        for (text, length) in [
+            ("0", Some(0)),
+            ("007", Some(7)),
+            ("18446744073709551615", Some(u64::MAX)),
+            ("18446744073709551616", None),
+            ("9999999999999999999", Some(9_999_999_999_999_999_999)),
+            ("+1", None),
+            ("1 ", None),
+            ("", None),
+        ] {
+            let mut one = HeaderMap::new();
+            one.insert(CONTENT_LENGTH, HeaderValue::from_str(text).unwrap());
+            assert_eq!(
+                PostHeaders::scan(&one).declared_length(),
+                length,
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

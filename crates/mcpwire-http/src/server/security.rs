@@ -287,6 +287,10 @@ pub fn is_json_content(headers: &HeaderMap) -> bool {
 
 /// [`is_json_content`] given the first `Content-Type` value.
 pub(crate) fn is_json_content_type(value: Option<&HeaderValue>) -> bool {
+    // The value clients send, compared before any validation or parsing.
+    if value.is_some_and(|value| value.as_bytes() == b"application/json") {
+        return true;
+    }
     let Some(value) = value.and_then(|value| value.to_str().ok()) else {
         return false;
     };
