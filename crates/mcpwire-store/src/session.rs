@@ -3,19 +3,48 @@
 //! idle deadlines.
 
 use core::fmt;
+use core::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcpwire_types::ProtocolVersion;
 
-use crate::StoreFuture;
+use crate::{StoreError, StoreFuture};
 
 /// The id of a handshake-era session, as sent in `Mcp-Session-Id`.
 ///
 /// Generated ids are 32 bytes from the operating system's CSPRNG written
 /// as 64 lowercase hex digits (HTTP-34, HTTP-35, SEC-09).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Its hash reads the first and last eight bytes and the length, not the
+/// whole id: the server looks an id up in several tables per request, and
+/// the ids it stores are its own, random throughout (an id a peer makes up
+/// is only looked up, and a miss costs what the stored ids make it cost).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SessionId(Arc<str>);
+
+impl Hash for SessionId {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        Self::hash_text(&self.0, state);
+    }
+}
+
+impl SessionId {
+    /// Hashes `text` as the id it spells hashes, so that a table of ids
+    /// can be searched with the text of one (a key type whose `Hash` calls
+    /// this and whose equality compares the text).
+    pub fn hash_text<H: Hasher>(text: &str, state: &mut H) {
+        let bytes = text.as_bytes();
+        match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+            (Some(first), Some(last)) if bytes.len() > 16 => {
+                state.write_u64(u64::from_le_bytes(*first));
+                state.write_u64(u64::from_le_bytes(*last));
+                state.write_usize(bytes.len());
+            }
+            _ => state.write(bytes),
+        }
+    }
+}
 
 impl SessionId {
     /// Reads an id (for example one a store kept): it must be 1 to 256
@@ -174,6 +203,20 @@ pub trait SessionStore: Send + Sync + 'static {
             };
             Ok(self.next_stream(&id).await?.map(|stream| (record, stream)))
         })
+    }
+
+    /// [`SessionStore::touch_and_open_stream`] for a store that can answer
+    /// at once, without a future (an in-memory store): `None` when it
+    /// cannot, and the caller then calls `touch_and_open_stream`. The
+    /// default is `None`.
+    fn touch_and_open_stream_now(
+        &self,
+        id: &SessionId,
+        idle: Duration,
+        caller: Option<&str>,
+    ) -> Option<Result<Option<(SessionRecord, u64)>, StoreError>> {
+        let _ = (id, idle, caller);
+        None
     }
 
     /// Removes a session; `true` if it existed.

@@ -449,6 +449,25 @@ pub async fn session_store_touches_and_opens_a_stream_at_once(store: &dyn Sessio
     )
     .expect("store contract: a session bound to nobody admits anyone");
     expect_eq(third, 3, "stream numbers increase by 1");
+    // A store that answers at once answers as its future does, on the
+    // same sequence.
+    if let Some(opened) = store.touch_and_open_stream_now(&s, idle, None) {
+        let (record, fourth) = ok(opened, "touch_and_open_stream_now")
+            .expect("store contract: a live session opens a stream at once");
+        expect_eq(fourth, 4, "touch_and_open_stream_now shares the sequence");
+        expect_eq(
+            record.version,
+            Some(mcpwire_types::ProtocolVersion::V2025_11_25),
+            "touch_and_open_stream_now returns the negotiated revision",
+        );
+        expect_eq(
+            store
+                .touch_and_open_stream_now(&unknown, idle, None)
+                .map(|opened| ok(opened, "touch_and_open_stream_now of an unknown session")),
+            Some(None),
+            "an unknown session opens no stream at once",
+        );
+    }
     expect_eq(
         ok(
             store.touch_and_open_stream(&unknown, idle, None).await,

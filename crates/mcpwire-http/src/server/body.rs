@@ -239,6 +239,18 @@ where
         .get(CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
+    read_declared(declared, body, limit).await
+}
+
+/// [`read_limited`] given the length `Content-Length` declares, if any.
+pub(crate) async fn read_declared<B>(
+    declared: Option<u64>,
+    body: B,
+    limit: usize,
+) -> Result<Bytes, ReadError>
+where
+    B: SendBody,
+{
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(ReadError::TooLarge { limit });
     }

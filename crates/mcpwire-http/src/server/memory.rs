@@ -13,8 +13,8 @@ use tokio::time::Instant;
 
 use super::pipe::{PipeSender, TrySendError, pipe};
 use mcpwire_store::{
-    Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreFuture, StreamEvent,
-    StreamKey, Subscription, answered, done,
+    Envelope, Inbox, MessageBus, SessionId, SessionRecord, SessionStore, StoreError, StoreFuture,
+    StreamEvent, StreamKey, Subscription, answered, done,
 };
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
@@ -113,6 +113,16 @@ impl SessionStore for MemorySessionStore {
         idle: Duration,
         caller: Option<&str>,
     ) -> StoreFuture<'_, Option<(SessionRecord, u64)>> {
+        let opened = self.touch_and_open_stream_now(id, idle, caller);
+        Box::pin(async move { opened.unwrap_or(Ok(None)) })
+    }
+
+    fn touch_and_open_stream_now(
+        &self,
+        id: &SessionId,
+        idle: Duration,
+        caller: Option<&str>,
+    ) -> Option<Result<Option<(SessionRecord, u64)>, StoreError>> {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);
         let opened = match sessions.get_mut(id) {
@@ -132,8 +142,7 @@ impl SessionStore for MemorySessionStore {
             }
             None => None,
         };
-        drop(sessions);
-        Box::pin(async move { Ok(opened) })
+        Some(Ok(opened))
     }
 
     fn remove(&self, id: &SessionId) -> StoreFuture<'_, bool> {

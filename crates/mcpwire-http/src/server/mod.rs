@@ -149,6 +149,7 @@ mod names;
 mod params;
 mod pipe;
 mod post;
+mod post_headers;
 mod request;
 pub mod security;
 mod serve;

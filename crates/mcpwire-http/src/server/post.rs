@@ -2,64 +2,72 @@
 //! stateless era, session creation at `initialize`, and delivery of
 //! session traffic to its runtime.
 
+use core::future::Future;
+use core::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http::request::Parts;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
 use mcpwire_types::{ProtocolVersion, UnsupportedProtocolVersionData, meta_keys};
 
 use super::body::{
-    HttpResponse, ReadError, SendBody, empty, invalid_request, read_limited, rpc_error, unavailable,
+    HttpResponse, ReadError, SendBody, empty, invalid_request, read_declared, rpc_error,
+    unavailable,
 };
 use super::config::ResponseMode;
-use super::names::{PROTOCOL_VERSION, SESSION_ID};
-use super::security::{accepts_json_and_sse, is_json_content};
+use super::names::PROTOCOL_VERSION;
+use super::post_headers::PostHeaders;
+use super::security::{accepts_json_and_sse_given, is_json_content_type};
 use super::service::Shared;
 use super::session_routing::session_halves;
 use super::stateless;
 use super::stream_response::{Outgoing, StreamGuard, respond};
 use super::transport::SessionTransport;
 use mcpwire_store::{
-    Envelope, PostExtensions, RequestIdentity, SessionId, SessionRecord, StoreError, StreamKey,
+    Envelope, PostExtensions, RequestIdentity, SessionId, SessionRecord, StoreError, StoreFuture,
+    StreamKey,
 };
 
 /// Answers a POST to the MCP endpoint.
-pub(crate) async fn handle<B>(shared: &Arc<Shared>, parts: Parts, body: B) -> HttpResponse
+pub(crate) fn handle<B>(
+    shared: Arc<Shared>,
+    parts: Parts,
+    body: B,
+) -> impl Future<Output = HttpResponse> + Send
 where
     B: SendBody,
 {
-    match try_handle(shared, parts, body).await {
-        Ok(response) | Err(response) => response,
-    }
+    try_handle(shared, parts, body).map(|(Ok(response) | Err(response))| response)
 }
 
 async fn try_handle<B>(
-    shared: &Arc<Shared>,
+    shared: Arc<Shared>,
     mut parts: Parts,
     body: B,
 ) -> Result<HttpResponse, HttpResponse>
 where
     B: SendBody,
 {
+    let headers = PostHeaders::scan(&parts.headers);
     // HTTP-07: the client must accept both forms of answer.
-    if !accepts_json_and_sse(&parts.headers) {
+    if !accepts_json_and_sse_given(&parts.headers, headers.accept, headers.more_accept) {
         return Err(invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: the Accept header must list application/json and text/event-stream",
         ));
     }
-    if !is_json_content(&parts.headers) {
+    if !is_json_content_type(headers.content_type) {
         return Err(invalid_request(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Unsupported Media Type: the body must be application/json",
         ));
     }
     let payload = read_body(
-        &parts.headers,
+        headers.declared_length(),
         body,
         shared.config.max_body,
         shared.config.body_read_timeout,
@@ -70,48 +78,86 @@ where
         let answer = error.to_error_response();
         return Err(rpc_error(StatusCode::BAD_REQUEST, answer.id, answer.error));
     }
+    // The stateless era and session creation are boxed: their futures are
+    // larger than a session's POST, which would otherwise carry their size.
     if shared.config.stateless_only {
-        return Ok(stateless::handle(shared, parts, inbound).await);
+        return Ok(Box::pin(stateless::handle(&shared, parts, inbound)).await);
     }
     // The extensions go to the runtime with the messages (moved, not
     // copied: nothing below reads them).
     let extensions = core::mem::take(&mut parts.extensions);
-    if let Some(raw) = parts.headers.get(&SESSION_ID) {
+    let posted = if let Some(raw) = headers.session_id {
+        // A local session's id is shared, not made again (no allocation).
         let id = raw
             .to_str()
             .ok()
-            .and_then(SessionId::parse)
+            .and_then(|text| shared.local_id(text).or_else(|| SessionId::parse(text)))
             .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
-        check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
-        return session_post(shared, id, payload, inbound, None, extensions).await;
-    }
-    let single = match &inbound {
-        Inbound::Single(message) => Some(message),
-        _ => None,
-    };
-    let meta_version = single.is_some_and(has_meta_version);
-    let header = parts
-        .headers
-        .get(&PROTOCOL_VERSION)
-        .map(|value| value.to_str().unwrap_or_default().trim().to_owned());
-    let header_version = header.as_deref().map(ProtocolVersion::parse);
-    // Per request, not per process: a `_meta` revision or a stateless
-    // header means the 2026-07-28 wire; anything else is the handshake era.
-    if meta_version || matches!(header_version, Some(Ok(v)) if v.is_stateless()) {
-        parts.extensions = extensions;
-        return Ok(stateless::handle(shared, parts, inbound).await);
-    }
-    check_version_header(shared, &parts.headers).map_err(|refused| *refused)?;
-    match single {
-        Some(Message::Request(request)) if request.method == "initialize" => {
-            create_session(shared, payload, inbound, extensions).await
+        check_version(&shared, headers.protocol_version).map_err(|refused| *refused)?;
+        session_post(&shared, id, payload, inbound, None, extensions).await?
+    } else {
+        match new_session(shared.clone(), parts, payload, inbound, extensions).await? {
+            Ok(posted) => posted,
+            Err(stateless) => return Ok(stateless),
         }
-        // HTTP-38: everything but initialize needs the session id.
-        _ => Err(invalid_request(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
-        )),
-    }
+    };
+    // The answer is awaited here, not inside the POST's delivery, so that
+    // its future is not nested in (and copied along with) the delivery's.
+    Ok(match posted {
+        Some(outgoing) => respond(&shared, outgoing).await,
+        // HTTP-09: notifications and responses are accepted with 202.
+        None => empty(StatusCode::ACCEPTED),
+    })
+}
+
+/// What [`new_session`] answers with: `Ok(Ok(..))` what answers from the
+/// new session's stream, `Ok(Err(..))` a stateless answer.
+type NewSession = Pin<
+    Box<dyn Future<Output = Result<Result<Option<Outgoing>, HttpResponse>, HttpResponse>> + Send>,
+>;
+
+/// A POST without a session id: the stateless era, or `initialize`
+/// starting a session (the stateless answer in `Ok(Err(..))`). Boxed: its
+/// future is larger than a session's POST, which would otherwise carry
+/// its size.
+fn new_session(
+    shared: Arc<Shared>,
+    mut parts: Parts,
+    payload: Bytes,
+    inbound: Inbound,
+    extensions: http::Extensions,
+) -> NewSession {
+    Box::pin(async move {
+        let single = match &inbound {
+            Inbound::Single(message) => Some(message),
+            _ => None,
+        };
+        let meta_version = single.is_some_and(has_meta_version);
+        let header = parts
+            .headers
+            .get(&PROTOCOL_VERSION)
+            .map(|value| value.to_str().unwrap_or_default().trim().to_owned());
+        let header_version = header.as_deref().map(ProtocolVersion::parse);
+        // Per request, not per process: a `_meta` revision or a stateless
+        // header means the 2026-07-28 wire; anything else is the handshake era.
+        if meta_version || matches!(header_version, Some(Ok(v)) if v.is_stateless()) {
+            parts.extensions = extensions;
+            return Ok(Err(stateless::handle(&shared, parts, inbound).await));
+        }
+        check_version_header(&shared, &parts.headers).map_err(|refused| *refused)?;
+        match single {
+            Some(Message::Request(request)) if request.method == "initialize" => {
+                create_session(&shared, payload, inbound, extensions)
+                    .await
+                    .map(Ok)
+            }
+            // HTTP-38: everything but initialize needs the session id.
+            _ => Err(invalid_request(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+            )),
+        }
+    })
 }
 
 /// Whether a message names its revision in `params._meta` (2026-07-28).
@@ -135,7 +181,12 @@ pub(crate) fn check_version_header(
     shared: &Shared,
     headers: &HeaderMap,
 ) -> Result<(), Box<HttpResponse>> {
-    let Some(value) = headers.get(&PROTOCOL_VERSION) else {
+    check_version(shared, headers.get(&PROTOCOL_VERSION))
+}
+
+/// [`check_version_header`] given the header's first value.
+fn check_version(shared: &Shared, value: Option<&HeaderValue>) -> Result<(), Box<HttpResponse>> {
+    let Some(value) = value else {
         return Ok(());
     };
     let text = value.to_str().unwrap_or_default().trim();
@@ -160,7 +211,7 @@ pub(crate) fn check_version_header(
 /// Reads the body, refusing more than `limit` bytes with 413 and a body
 /// that takes longer than `deadline` with 408.
 async fn read_body<B>(
-    headers: &HeaderMap,
+    declared: Option<u64>,
     body: B,
     limit: usize,
     deadline: Duration,
@@ -168,17 +219,23 @@ async fn read_body<B>(
 where
     B: SendBody,
 {
-    let Ok(read) = tokio::time::timeout(deadline, read_limited(headers, body, limit)).await else {
+    let mut read = core::pin::pin!(read_declared(declared, body, limit));
+    // A body that is all there at the first poll (the usual small POST)
+    // needs no timer.
+    let read = match read.as_mut().now_or_never() {
+        Some(read) => Ok(read),
+        None => tokio::time::timeout(deadline, read).await,
+    };
+    let Ok(read) = read else {
         let mut response = invalid_request(
             StatusCode::REQUEST_TIMEOUT,
             "Request Timeout: the body did not arrive in time",
         );
         // The rest of the body may still be on its way: the connection
         // cannot carry another request.
-        response.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
+        response
+            .headers_mut()
+            .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
         return Err(response);
     };
     read.map_err(|error| match error {
@@ -235,7 +292,7 @@ async fn create_session(
     payload: Bytes,
     inbound: Inbound,
     extensions: http::Extensions,
-) -> Result<HttpResponse, HttpResponse> {
+) -> Result<Option<Outgoing>, HttpResponse> {
     let config = &shared.config;
     if shared.is_shutting_down() {
         return Err(unavailable(
@@ -288,106 +345,125 @@ async fn create_session(
     session_post(shared, id.clone(), payload, inbound, Some(id), extensions).await
 }
 
-/// Delivers a POST to its session's runtime and answers it from the
-/// request's stream (202 when it holds no request).
-async fn session_post(
+/// Delivers a POST to its session's runtime: what answers it from the
+/// request's stream, or `None` when it holds no request (202).
+///
+/// An async block rather than an async function: the function's state
+/// would hold each argument twice (as passed, and moved into its body).
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn's state would hold each argument twice"
+)]
+fn session_post(
     shared: &Arc<Shared>,
     id: SessionId,
     payload: Bytes,
     inbound: Inbound,
     created: Option<SessionId>,
     extensions: http::Extensions,
-) -> Result<HttpResponse, HttpResponse> {
-    let caller = caller_of(&extensions);
-    let extensions = PostExtensions(Some(Arc::new(extensions)));
-    let config = &shared.config;
-    let expects_answer = match &inbound {
-        Inbound::Single(message) => matches!(message, Message::Request(_)),
-        Inbound::Batch(items) => items
-            .iter()
-            .any(|item| matches!(item, Ok(Message::Request(_)) | Err(_))),
-        Inbound::Invalid(_) => true,
-    };
-    // A POST holding a request touches its session and numbers its stream
-    // in one store call (one Redis round trip). Another identity gets what
-    // an unknown id gets: nothing tells it the session exists.
-    let (record, stream) = if expects_answer {
-        let (record, stream) = config
-            .sessions
-            .touch_and_open_stream(&id, config.idle_timeout, caller.as_deref())
-            .await
-            .map_err(|e| store_failed(&e))?
-            .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
-        (record, Some(stream))
-    } else {
-        (touch_admitted(shared, &id, caller.as_deref()).await?, None)
-    };
-    let batch = matches!(inbound, Inbound::Batch(_));
-    // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is
-    // refused whole with 400, before anything of it reaches the runtime
-    // (a batch of notifications must not get 202 either). A stream number
-    // taken meanwhile is skipped: numbers need only be unique.
-    if batch && record.version.is_some_and(|v| !v.allows_batches()) {
-        return Err(invalid_request(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: JSON-RPC batches are allowed only in 2025-03-26 sessions; send one message per POST",
-        ));
-    }
-    let Some(stream) = stream else {
-        // HTTP-09: notifications and responses are accepted with 202.
-        let mut envelope = Envelope::classified(payload, inbound, None, false);
-        envelope.extensions = extensions;
-        return if deliver(shared, &id, envelope).await? {
-            Ok(empty(StatusCode::ACCEPTED))
-        } else {
-            Err(empty(StatusCode::NOT_FOUND))
+) -> impl Future<Output = Result<Option<Outgoing>, HttpResponse>> + Send + '_ {
+    async move {
+        let caller = caller_of(&extensions);
+        let extensions = PostExtensions(Some(Arc::new(extensions)));
+        let config = &shared.config;
+        let expects_answer = match &inbound {
+            Inbound::Single(message) => matches!(message, Message::Request(_)),
+            Inbound::Batch(items) => items
+                .iter()
+                .any(|item| matches!(item, Ok(Message::Request(_)) | Err(_))),
+            Inbound::Invalid(_) => true,
         };
-    };
-    let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
-        invalid_request(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too Many Requests: this session has too many open streams",
-        )
-    })?;
-    let key = StreamKey::new(id.clone(), stream);
-    let answers_only = config.response_mode == ResponseMode::Json;
-    if !answers_only {
-        config
-            .events
-            .open(&key)
-            .await
-            .map_err(|e| store_failed(&e))?;
+        // A POST holding a request touches its session and numbers its stream
+        // in one store call (one Redis round trip). Another identity gets what
+        // an unknown id gets: nothing tells it the session exists.
+        let (record, stream) = if expects_answer {
+            let sessions = &config.sessions;
+            let idle = config.idle_timeout;
+            // At once when the store can: no future to box.
+            let opened = match sessions.touch_and_open_stream_now(&id, idle, caller.as_deref()) {
+                Some(opened) => opened,
+                None => {
+                    sessions
+                        .touch_and_open_stream(&id, idle, caller.as_deref())
+                        .await
+                }
+            };
+            let (record, stream) = opened
+                .map_err(|e| store_failed(&e))?
+                .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
+            (record, Some(stream))
+        } else {
+            (touch_admitted(shared, &id, caller.as_deref()).await?, None)
+        };
+        let batch = matches!(inbound, Inbound::Batch(_));
+        // BASE-19: batches exist in 2025-03-26 only; elsewhere the array is
+        // refused whole with 400, before anything of it reaches the runtime
+        // (a batch of notifications must not get 202 either). A stream number
+        // taken meanwhile is skipped: numbers need only be unique.
+        if batch && record.version.is_some_and(|v| !v.allows_batches()) {
+            return Err(invalid_request(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: JSON-RPC batches are allowed only in 2025-03-26 sessions; send one message per POST",
+            ));
+        }
+        let Some(stream) = stream else {
+            // HTTP-09: notifications and responses are accepted with 202.
+            let mut envelope = Envelope::classified(payload, inbound, None, false);
+            envelope.extensions = extensions;
+            return if delivered(deliver(shared, &id, envelope)).await? {
+                Ok(None)
+            } else {
+                Err(empty(StatusCode::NOT_FOUND))
+            };
+        };
+        let guard = StreamGuard::open(shared, Some(&id)).ok_or_else(|| {
+            invalid_request(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too Many Requests: this session has too many open streams",
+            )
+        })?;
+        let key = StreamKey::new(id.clone(), stream);
+        let answers_only = config.response_mode == ResponseMode::Json;
+        if !answers_only {
+            config
+                .events
+                .open(&key)
+                .await
+                .map_err(|e| store_failed(&e))?;
+        }
+        // Subscribe before delivering, so that nothing the runtime sends is
+        // missed (at once when the bus can: no future to box).
+        let subscription = match config.bus.subscribe_now(&key, config.stream_buffer) {
+            Some(subscription) => subscription,
+            None => config
+                .bus
+                .subscribe(&key, config.stream_buffer)
+                .await
+                .map_err(|e| store_failed(&e))?,
+        };
+        let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
+        envelope.extensions = extensions;
+        if !delivered(deliver(shared, &id, envelope)).await? {
+            return Err(empty(StatusCode::NOT_FOUND));
+        }
+        let outgoing = Outgoing {
+            subscription,
+            guard,
+            mode: config.response_mode,
+            batch,
+            key: (!answers_only).then_some(key),
+            version: record.version,
+            stateless: None,
+            initialize: created,
+        };
+        Ok(Some(outgoing))
     }
-    // Subscribe before delivering, so that nothing the runtime sends is
-    // missed (at once when the bus can: no future to box).
-    let subscription = match config.bus.subscribe_now(&key, config.stream_buffer) {
-        Some(subscription) => subscription,
-        None => config
-            .bus
-            .subscribe(&key, config.stream_buffer)
-            .await
-            .map_err(|e| store_failed(&e))?,
-    };
-    let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
-    envelope.extensions = extensions;
-    if !deliver(shared, &id, envelope).await? {
-        return Err(empty(StatusCode::NOT_FOUND));
-    }
-    let outgoing = Outgoing {
-        subscription,
-        guard,
-        mode: config.response_mode,
-        batch,
-        key: (!answers_only).then_some(key),
-        version: record.version,
-        stateless: None,
-        initialize: created,
-    };
-    Ok(respond(shared, outgoing).await)
 }
 
-/// Delivers a POSTed envelope to session `id`; `false` when no runtime
-/// serves it.
+/// Delivers a POSTed envelope to session `id`: whether a runtime serves
+/// it when the bus took the envelope at once, or the future to await for
+/// that (the caller awaits it, with [`delivered`]: an async function would
+/// hold the envelope in its state, copied in and out).
 ///
 /// The fast path: when this server runs the session's runtime and nobody
 /// polls it, the POST takes the right to poll it before delivering (so the
@@ -396,28 +472,39 @@ async fn session_post(
 /// the POST's stream when it returns. A busy runtime, a bus that cannot
 /// take the message at once (a full inbox, a remote bus) or a runtime
 /// started by the connect hook get the message as any other POST does.
-async fn deliver(
-    shared: &Shared,
+fn deliver<'a>(
+    shared: &'a Shared,
     id: &SessionId,
     envelope: Envelope,
-) -> Result<bool, HttpResponse> {
+) -> Result<Result<bool, StoreError>, StoreFuture<'a, bool>> {
     let runtime = shared.local_runtime(id);
     let held = runtime
         .as_ref()
         .and_then(|runtime| runtime.try_hold(false).ok());
     let mut delivery = shared.config.bus.deliver(id, envelope);
-    let delivered = match (&mut delivery).now_or_never() {
+    match (&mut delivery).now_or_never() {
         Some(delivered) => {
             if let Some(held) = held {
                 held.run();
             }
-            delivered
+            Ok(delivered)
         }
         None => {
             // Not in the inbox yet: let go of the runtime before waiting.
             drop(held);
-            delivery.await
+            Err(delivery)
         }
+    }
+}
+
+/// Whether the session's runtime took the envelope [`deliver`] handed
+/// over, once known.
+async fn delivered(
+    delivery: Result<Result<bool, StoreError>, StoreFuture<'_, bool>>,
+) -> Result<bool, HttpResponse> {
+    let outcome = match delivery {
+        Ok(outcome) => outcome,
+        Err(waiting) => waiting.await,
     };
-    delivered.map_err(|e| store_failed(&e))
+    outcome.map_err(|e| store_failed(&e))
 }

@@ -16,7 +16,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::body::{HttpResponse, invalid_request};
 use super::config::{HostPolicy, OriginPolicy};
@@ -83,9 +83,8 @@ pub fn check_host_and_origin(
         .extensions
         .get::<LocalAddr>()
         .is_none_or(|local| is_loopback_ip(local.0.ip()));
-    let authority = parts
-        .headers
-        .get(HOST)
+    let (host, origin) = host_and_origin(&parts.headers);
+    let authority = host
         .and_then(|value| value.to_str().ok())
         .or_else(|| parts.uri.authority().map(http::uri::Authority::as_str));
     let host_ok = match hosts {
@@ -99,7 +98,7 @@ pub fn check_host_and_origin(
     if !host_ok {
         return Err(Rejection::Host);
     }
-    let Some(origin) = parts.headers.get(ORIGIN) else {
+    let Some(origin) = origin else {
         return Ok(());
     };
     let origin = origin.to_str().unwrap_or_default().trim();
@@ -119,6 +118,21 @@ pub fn check_host_and_origin(
     } else {
         Err(Rejection::Origin)
     }
+}
+
+/// The first `Host` and `Origin` values, found in one pass over the
+/// headers (a lookup by name hashes the name; a request carries only a
+/// handful of headers).
+fn host_and_origin(headers: &HeaderMap) -> (Option<&HeaderValue>, Option<&HeaderValue>) {
+    let (mut host, mut origin) = (None, None);
+    for (name, value) in headers {
+        if name == HOST {
+            host.get_or_insert(value);
+        } else if name == ORIGIN {
+            origin.get_or_insert(value);
+        }
+    }
+    (host, origin)
 }
 
 /// The host part of `host[:port]` (IPv6 literals keep no brackets).
@@ -180,13 +194,22 @@ pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
 /// Whether the `Accept` headers admit both JSON and SSE answers, as a POST
 /// to the MCP endpoint must (HTTP-07).
 pub(crate) fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all(ACCEPT).iter();
+    let (first, more) = (values.next(), values.next().is_some());
+    accepts_json_and_sse_given(headers, first, more)
+}
+
+/// [`accepts_json_and_sse`] given the first `Accept` value and whether
+/// there are more (found by the caller).
+pub(crate) fn accepts_json_and_sse_given(
+    headers: &HeaderMap,
+    first: Option<&HeaderValue>,
+    more: bool,
+) -> bool {
     // The value clients send, compared before any parsing: it is in
     // nearly every request. Anything else is parsed.
     const COMMON: &[u8] = b"application/json, text/event-stream";
-    let mut values = headers.get_all(ACCEPT).iter();
-    if let (Some(only), None) = (values.next(), values.next())
-        && only.as_bytes() == COMMON
-    {
+    if !more && first.is_some_and(|only| only.as_bytes() == COMMON) {
         return true;
     }
     accepts_all(headers, &["application/json", "text/event-stream"])
@@ -259,10 +282,16 @@ fn zero_quality(params: &[u8]) -> bool {
 
 /// Whether `Content-Type` is `application/json` (parameters allowed).
 pub fn is_json_content(headers: &HeaderMap) -> bool {
-    let Some(value) = headers
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-    else {
+    is_json_content_type(headers.get(CONTENT_TYPE))
+}
+
+/// [`is_json_content`] given the first `Content-Type` value.
+pub(crate) fn is_json_content_type(value: Option<&HeaderValue>) -> bool {
+    // The value clients send, compared before any validation or parsing.
+    if value.is_some_and(|value| value.as_bytes() == b"application/json") {
+        return true;
+    }
+    let Some(value) = value.and_then(|value| value.to_str().ok()) else {
         return false;
     };
     let value = value.as_bytes();

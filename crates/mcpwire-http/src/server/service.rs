@@ -4,11 +4,14 @@
 
 use core::convert::Infallible;
 use core::future::Future;
+use core::hash::{Hash, Hasher};
 use core::task::{Context, Poll};
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
+use futures_util::FutureExt as _;
 use http::{Method, Request};
 use tokio::sync::watch;
 
@@ -35,6 +38,26 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The sessions whose runtime runs in this process (see
+/// [`Shared::local_id`]).
+type LocalSessions = hashbrown::HashMap<SessionId, Option<Weak<LocalRuntime>>, ahash::RandomState>;
+
+/// The text of a session id, as a key for looking an id up without making
+/// one: it hashes as the id it spells ([`SessionId::hash_text`]).
+struct IdText<'a>(&'a str);
+
+impl Hash for IdText<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        SessionId::hash_text(self.0, state);
+    }
+}
+
+impl hashbrown::Equivalent<SessionId> for IdText<'_> {
+    fn equivalent(&self, key: &SessionId) -> bool {
+        self.0 == key.as_str()
+    }
+}
+
 /// Counters behind [`Stats`].
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
@@ -53,7 +76,10 @@ pub(crate) struct Shared {
     /// future when this server runs it (the POST fast path). Weak: the
     /// session's task owns its runtime, which holds this state, so that a
     /// runtime shut down with its tasks leaves no cycle behind.
-    local_sessions: Mutex<HashMap<SessionId, Option<Weak<LocalRuntime>>, ahash::RandomState>>,
+    ///
+    /// A hashbrown table: a POST finds its session's id here by the
+    /// header's text ([`IdText`]), without making an id of its own.
+    local_sessions: Mutex<LocalSessions>,
     pub(crate) counters: Counters,
     pub(crate) shutdown: watch::Sender<bool>,
     sweeper_started: AtomicBool,
@@ -92,6 +118,14 @@ impl Shared {
             .and_then(Weak::upgrade)
     }
 
+    /// The id of local session `text`, shared with the tables that hold
+    /// it (no allocation); `None` when no local session has that id.
+    pub(crate) fn local_id(&self, text: &str) -> Option<SessionId> {
+        lock(&self.local_sessions)
+            .get_key_value(&IdText(text))
+            .map(|(id, _)| id.clone())
+    }
+
     pub(crate) fn is_shutting_down(&self) -> bool {
         *self.shutdown.borrow()
     }
@@ -109,10 +143,11 @@ impl Shared {
 
     pub(crate) fn release_stream(&self, id: &SessionId) {
         let mut open = lock(&self.open_streams);
-        if let Some(count) = open.get_mut(id) {
-            *count -= 1;
-            if *count == 0 {
-                open.remove(id);
+        // One lookup for the count and its removal.
+        if let Entry::Occupied(mut count) = open.entry(id.clone()) {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
                 mcpwire_store::shrink_sparse(&mut open);
             }
         }
@@ -150,7 +185,11 @@ impl Shared {
         }
         let mut local = lock(&self.local_sessions);
         local.remove(id);
-        mcpwire_store::shrink_sparse(&mut local);
+        // What `mcpwire_store::shrink_sparse` does for std's tables.
+        let len = local.len();
+        if local.capacity() > 64 && len < local.capacity() / 4 {
+            local.shrink_to(len * 2);
+        }
     }
 
     /// Expires idle sessions. Sessions with a connection open here are
@@ -341,20 +380,42 @@ impl StreamableHttp {
     where
         B: SendBody,
     {
+        match self.dispatch(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The future answering `request`, chosen before anything is awaited:
+    /// the POST's future is boxed as it is, with no enclosing future whose
+    /// state would copy it at each poll, and the rare GET and DELETE do
+    /// not make it larger.
+    fn dispatch<B>(&self, request: Request<B>) -> ResponseFuture
+    where
+        B: SendBody,
+    {
         let (parts, body) = request.into_parts();
         let config = &self.shared.config;
         if let Err(rejection) =
             security::check_host_and_origin(&parts, &config.hosts, &config.origins)
         {
-            return rejection.to_response();
+            return answered(rejection.to_response());
         }
+        let shared = self.shared.clone();
         match parts.method {
-            Method::POST => post::handle(&self.shared, parts, body).await,
-            Method::GET => get::handle_get(&self.shared, &parts).await,
-            Method::DELETE => get::handle_delete(&self.shared, &parts).await,
-            _ => method_not_allowed("GET, POST, DELETE"),
+            Method::POST => Box::pin(post::handle(shared, parts, body).map(Ok)),
+            Method::GET => Box::pin(async move { Ok(get::handle_get(&shared, &parts).await) }),
+            Method::DELETE => {
+                Box::pin(async move { Ok(get::handle_delete(&shared, &parts).await) })
+            }
+            _ => answered(method_not_allowed("GET, POST, DELETE")),
         }
     }
+}
+
+/// A future answering at once with `response`.
+fn answered(response: HttpResponse) -> ResponseFuture {
+    Box::pin(core::future::ready(Ok(response)))
 }
 
 impl<B> tower_service::Service<Request<B>> for StreamableHttp
@@ -370,7 +431,35 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> ResponseFuture {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.handle(request).await) })
+        self.dispatch(request)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_is_found_by_its_text_and_only_by_its_text() {
+        let long = SessionId::generate().unwrap();
+        let short = SessionId::parse("abc").unwrap();
+        // Same first and last eight bytes and length as `long`: it hashes
+        // alike, and must still miss.
+        let text = long.as_str();
+        let twin = format!(
+            "{}{}{}",
+            &text[..8],
+            "x".repeat(text.len() - 16),
+            &text[text.len() - 8..]
+        );
+        let mut table = LocalSessions::default();
+        table.insert(long.clone(), None);
+        table.insert(short.clone(), None);
+        let found = |text: &str| table.get_key_value(&IdText(text)).map(|(id, _)| id.clone());
+        assert_eq!(found(long.as_str()), Some(long.clone()));
+        assert_eq!(found("abc"), Some(short));
+        assert_eq!(found(&twin), None);
+        assert_eq!(found("abd"), None);
+        assert_eq!(found(""), None);
     }
 }

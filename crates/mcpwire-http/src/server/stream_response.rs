@@ -126,7 +126,8 @@ pub(crate) fn has_polling(version: Option<ProtocolVersion>) -> bool {
 pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResponse {
     let config = &shared.config;
     if out.mode == ResponseMode::Json {
-        return collect_json(out).await;
+        // By reference: moving `out` would copy it into a second future.
+        return collect_json(&mut out).await;
     }
     // Decide between JSON and SSE from the first event, unless SSE is
     // certain and the first event cannot change the response head.
@@ -231,7 +232,7 @@ async fn next_decisive(out: &mut Outgoing, deadline: Option<&Watch>) -> First {
 }
 
 /// JSON mode: gathers the answers until the stream ends.
-async fn collect_json(mut out: Outgoing) -> HttpResponse {
+async fn collect_json(out: &mut Outgoing) -> HttpResponse {
     // Most POSTs hold one request: its answer needs no vector.
     let mut first = None;
     let mut more = Vec::new();
