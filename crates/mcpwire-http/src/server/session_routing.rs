@@ -3,11 +3,13 @@
 //! the stream of the request it belongs to, logging it for resumption.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
 use futures_util::{FutureExt, StreamExt};
-use mcpwire_jsonrpc::{ClassifyError, Inbound, Message, Packet, RequestId};
+use hashbrown::hash_map::EntryRef;
+use mcpwire_jsonrpc::{ClassifyError, Inbound, Message, Packet, RequestId, TransportContext};
 use mcpwire_types::ProtocolVersion;
 
 use super::service::Shared;
@@ -32,7 +34,9 @@ pub(crate) fn stream_of(routing: &SharedRouting, request: &RequestId) -> Option<
 /// Which stream awaits which request, and the position of every stream.
 #[derive(Debug, Default)]
 pub(crate) struct Routing {
-    routes: HashMap<RequestId, u64, FastHash>,
+    /// A hashbrown table: an answer finds and removes its route in one
+    /// lookup by reference (`entry_ref`).
+    routes: hashbrown::HashMap<RequestId, u64, FastHash>,
     streams: HashMap<u64, StreamState, FastHash>,
     initialize: Option<RequestId>,
     /// The session's `initialize` was seen: a later one is an ordinary
@@ -236,36 +240,43 @@ impl Routing {
             None if answers => return None,
             None => 0,
         };
+        // The answers are settled first and their stream's state is then
+        // found once, updated, and removed through the same entry when they
+        // end it (one lookup where a lookup per answer and two more were).
         let mut initialize = None;
+        let (mut settled, mut anonymous) = (0, 0);
         if answers && stream != 0 {
             for message in messages {
                 match message.id() {
-                    Some(id) if self.routes.get(id) == Some(&stream) => {
-                        self.settle(id);
-                        if self.initialize.as_ref() == Some(id) {
-                            self.initialize = None;
-                            initialize = Some(negotiated(message));
+                    Some(id) => {
+                        if let EntryRef::Occupied(route) = self.routes.entry_ref(id)
+                            && *route.get() == stream
+                        {
+                            route.remove();
+                            settled += 1;
+                            if self.initialize.as_ref() == Some(id) {
+                                self.initialize = None;
+                                initialize = Some(negotiated(message));
+                            }
                         }
                     }
-                    Some(_) => {}
-                    None => {
-                        if let Some(state) = self.streams.get_mut(&stream) {
-                            state.anonymous = state.anonymous.saturating_sub(1);
-                        }
-                    }
+                    None => anonymous += 1,
                 }
             }
         }
-        let state = self
-            .streams
-            .entry(stream)
-            .or_insert_with(|| StreamState::new(false));
+        let mut entry = match self.streams.entry(stream) {
+            Entry::Occupied(entry) => entry,
+            Entry::Vacant(entry) => entry.insert_entry(StreamState::new(false)),
+        };
+        let state = entry.get_mut();
+        state.pending = state.pending.saturating_sub(settled);
+        state.anonymous = state.anonymous.saturating_sub(anonymous);
         let seq = state.next_seq;
         state.next_seq += 1;
         let last = stream != 0 && state.is_settled();
         let answers_only = state.answers_only;
         if last {
-            self.streams.remove(&stream);
+            entry.remove();
         }
         Some(Plan {
             stream,
@@ -328,7 +339,7 @@ pub(crate) fn session_halves(
         routing,
         shared: shared.clone(),
         closed: false,
-        contexts: HashMap::default(),
+        packet: None,
     };
     (outbox, inbox)
 }
@@ -340,14 +351,11 @@ pub(crate) struct SessionInbox {
     routing: SharedRouting,
     shared: Arc<Shared>,
     closed: bool,
-    /// The extensions of the POST of each request received and not yet
-    /// asked for by the runtime (`TransportReceiver::request_context`).
-    contexts: HashMap<RequestId, mcpwire_jsonrpc::TransportContext, FastHash>,
+    /// The stream and the POST's extensions of the packet `recv` yielded
+    /// last: what `TransportReceiver::request_context` answers with for
+    /// its requests (all of a packet's requests came in the same POST).
+    packet: Option<(u64, TransportContext)>,
 }
-
-/// How many requests' extensions a session keeps for a runtime that does
-/// not ask for them; beyond that the oldest are forgotten.
-const MAX_PENDING_CONTEXTS: usize = 1024;
 
 /// The sending half of a session's transport; dropping it ends the session.
 pub(crate) struct SessionOutbox {
@@ -378,12 +386,13 @@ fn request_ids(inbound: &Inbound) -> impl Iterator<Item = &RequestId> {
 }
 
 impl SessionInbox {
-    /// The extensions of the POST that carried request `id`, once.
-    pub(crate) fn take_context(
-        &mut self,
-        id: &RequestId,
-    ) -> Option<mcpwire_jsonrpc::TransportContext> {
-        self.contexts.remove(id)
+    /// The extensions of the POST that carried request `id`, a request of
+    /// the packet `recv` yielded last (its requests are the ones routed to
+    /// its stream: a reused id never reaches the runtime).
+    pub(crate) fn take_context(&mut self, id: &RequestId) -> Option<TransportContext> {
+        let (stream, context) = self.packet.as_ref()?;
+        let routed = lock(&self.routing).routes.get(id) == Some(stream);
+        routed.then(|| context.clone())
     }
 
     pub(crate) fn id(&self) -> &SessionId {
@@ -407,7 +416,7 @@ impl SessionInbox {
         }
         // Only synchronous work follows taking an envelope, so dropping this
         // future early loses nothing (the Transport contract).
-        let (envelope, inbound) = loop {
+        let (mut envelope, inbound) = loop {
             let Some(mut envelope) = self.inbox.next().await else {
                 self.closed = true;
                 return None;
@@ -419,15 +428,11 @@ impl SessionInbox {
                 _ => break (envelope, inbound),
             }
         };
-        if let Some(extensions) = &envelope.extensions.0 {
-            if self.contexts.len() >= MAX_PENDING_CONTEXTS {
-                self.contexts.clear();
-            }
-            let context: mcpwire_jsonrpc::TransportContext = extensions.clone();
-            for id in request_ids(&inbound) {
-                self.contexts.insert(id.clone(), context.clone());
-            }
-        }
+        let extensions = envelope.extensions.0.take();
+        self.packet = envelope
+            .stream
+            .zip(extensions)
+            .map(|(stream, extensions)| (stream, extensions as TransportContext));
         let ended = lock(&self.routing).track(&inbound, &envelope);
         for stream in ended {
             let shared = self.shared().clone();

@@ -2,7 +2,8 @@
 //! (issue 17 item 6): a session id is not authentication (SEC-10), so a
 //! leaked id is useless to another user, and a sealed state names its
 //! principal (ELIC-34; 2026-07-28 MRTR server requirements). A layer standing in for an authentication layer turns the
-//! `x-user` header into the request's `RequestIdentity`.
+//! `x-user` header into the request's `RequestIdentity` (and `x-tag` into a
+//! [`Tag`], to tell POSTs apart); a handler sees its own POST's.
 
 use std::future::IntoFuture;
 
@@ -42,6 +43,14 @@ async fn authenticated_server_with(
             request
                 .extensions_mut()
                 .insert(RequestIdentity::new(user).client_id("test-client"));
+        }
+        let tag = request
+            .headers()
+            .get("x-tag")
+            .and_then(|value| value.to_str().ok())
+            .map(|tag| Tag(tag.to_owned()));
+        if let Some(tag) = tag {
+            request.extensions_mut().insert(tag);
         }
         request
     });
@@ -201,5 +210,53 @@ async fn a_request_state_minted_without_an_identity_is_refused_for_an_identified
         .post_2026(3, "tools/call", counter_call(Some(&state)), &[])
         .await;
     assert_eq!(retry.messages()[0]["result"]["content"][0]["text"], "done");
+    task.abort();
+}
+
+/// What the stand-in layer puts into a request's extensions from `x-tag`.
+#[derive(Clone)]
+struct Tag(String);
+
+/// A runtime whose `tag` tool answers with the [`Tag`] in its request's
+/// transport context (the POST's extensions), or `none`.
+fn tagging_runtime() -> Server {
+    Server::builder("identity-tag", "1.0.0")
+        .tool(
+            Tool::without_arguments("tag"),
+            |ctx: Context, _args| async move {
+                let tag = ctx
+                    .transport_context()
+                    .and_then(|context| context.downcast_ref::<http::Extensions>())
+                    .and_then(|extensions| extensions.get::<Tag>())
+                    .map_or("none".to_owned(), |tag| tag.0.clone());
+                Ok::<_, HandlerError>(CallToolResult::text(tag))
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn each_request_of_a_session_sees_the_extensions_of_its_own_post() {
+    let (addr, task) = authenticated_server_with(tagging_runtime()).await;
+    // 2025-03-26: batches too, whose requests share their POST's.
+    let client = Client::connect(addr, V2025_03_26).await;
+    let call = |id| request(id, "tools/call", json!({"name": "tag", "arguments": {}}));
+    let text = |answer: &serde_json::Value| answer["result"]["content"][0]["text"].clone();
+    for (id, tag) in [(1, "first"), (2, "second")] {
+        let reply = within(client.post_with(&call(id), &[("x-tag", tag)])).await;
+        assert_eq!(text(&reply.messages()[0]), tag);
+    }
+    let batch = format!("[{},{}]", call(3), call(4));
+    let reply = within(client.post_with(&batch, &[("x-tag", "batch")])).await;
+    let answers = reply.json();
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert!(
+        answers.iter().all(|answer| text(answer) == "batch"),
+        "{answers:?}"
+    );
+    let reply = within(client.post(&call(5))).await;
+    assert_eq!(text(&reply.messages()[0]), "none");
     task.abort();
 }
