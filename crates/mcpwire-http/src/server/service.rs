@@ -7,7 +7,6 @@ use core::future::Future;
 use core::hash::{Hash, Hasher};
 use core::task::{Context, Poll};
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
@@ -70,7 +69,9 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     on_connect: ConnectHook,
     /// Open streams per session on this instance (the per-session limit,
-    /// and which sessions are busy rather than idle).
+    /// and which sessions are busy rather than idle). A count that drops
+    /// to zero stays until the next sweep, so that a session's POSTs find
+    /// it rather than insert and remove it each.
     open_streams: Mutex<HashMap<SessionId, usize, ahash::RandomState>>,
     /// Sessions whose runtime runs in this process, with the runtime's
     /// future when this server runs it (the POST fast path). Weak: the
@@ -131,25 +132,30 @@ impl Shared {
     }
 
     /// Takes a stream slot of `id`; `false` when its limit is reached.
-    pub(crate) fn claim_stream(&self, id: &SessionId) -> bool {
+    pub(crate) fn claim_stream(self: &Arc<Self>, id: &SessionId) -> bool {
+        let max = self.config.max_streams_per_session;
         let mut open = lock(&self.open_streams);
-        let count = open.entry(id.clone()).or_insert(0);
-        if *count >= self.config.max_streams_per_session {
+        if let Some(count) = open.get_mut(id) {
+            if *count >= max {
+                return false;
+            }
+            *count += 1;
+            return true;
+        }
+        if max == 0 {
             return false;
         }
-        *count += 1;
+        open.insert(id.clone(), 1);
+        drop(open);
+        // The sweep drops the counts back at zero (this instance may serve
+        // only sessions started elsewhere, and start no sweeper otherwise).
+        self.start_sweeper();
         true
     }
 
     pub(crate) fn release_stream(&self, id: &SessionId) {
-        let mut open = lock(&self.open_streams);
-        // One lookup for the count and its removal.
-        if let Entry::Occupied(mut count) = open.entry(id.clone()) {
-            *count.get_mut() -= 1;
-            if *count.get() == 0 {
-                count.remove();
-                mcpwire_store::shrink_sparse(&mut open);
-            }
+        if let Some(count) = lock(&self.open_streams).get_mut(id) {
+            *count = count.saturating_sub(1);
         }
     }
 
@@ -198,7 +204,12 @@ impl Shared {
     /// native TTLs, or removed by another instance) are freed too.
     pub(crate) async fn sweep(&self) {
         let config = &self.config;
-        let busy: Vec<SessionId> = lock(&self.open_streams).keys().cloned().collect();
+        let busy: Vec<SessionId> = {
+            let mut open = lock(&self.open_streams);
+            open.retain(|_, count| *count > 0);
+            mcpwire_store::shrink_sparse(&mut open);
+            open.keys().cloned().collect()
+        };
         for id in &busy {
             let _ = config.sessions.touch(id, config.idle_timeout).await;
         }
@@ -461,5 +472,34 @@ mod tests {
         assert_eq!(found(&twin), None);
         assert_eq!(found("abd"), None);
         assert_eq!(found(""), None);
+    }
+
+    #[tokio::test]
+    async fn stream_slots_are_bounded_per_session_and_freed_counts_go_at_the_sweep() {
+        let config = Config::default().max_streams_per_session(2);
+        let service = StreamableHttp::new(config, |_| {});
+        let shared = &service.shared;
+        let (a, b) = (
+            SessionId::parse("a").unwrap(),
+            SessionId::parse("b").unwrap(),
+        );
+        assert!(shared.claim_stream(&a) && shared.claim_stream(&a));
+        assert!(!shared.claim_stream(&a), "a third stream of one session");
+        assert!(
+            shared.claim_stream(&b),
+            "another session's limit is its own"
+        );
+        shared.release_stream(&a);
+        assert!(shared.claim_stream(&a), "a released slot is taken again");
+        for id in [&a, &a, &b] {
+            shared.release_stream(id);
+        }
+        // A stream slot released more often than claimed frees nothing more.
+        shared.release_stream(&b);
+        assert_eq!(lock(&shared.open_streams).len(), 2);
+        service.sweep().await;
+        assert!(lock(&shared.open_streams).is_empty());
+        assert!(shared.claim_stream(&a) && shared.claim_stream(&a));
+        assert!(!shared.claim_stream(&a));
     }
 }
