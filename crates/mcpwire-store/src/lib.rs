@@ -63,7 +63,7 @@ pub use events::{EventStore, Replay, StoredEvent, StreamKey};
 pub use identity::RequestIdentity;
 pub use key_ring::{MAX_PREVIOUS_KEYS, StateKeyRing};
 pub use session::{SessionId, SessionRecord, SessionStore};
-pub use tables::{shrink_sparse, shrink_sparse_set};
+pub use tables::{shrink_sparse, shrink_sparse_set, sparse_shrink};
 
 /// The README's examples, compiled (and run) as doctests.
 #[cfg(doctest)]

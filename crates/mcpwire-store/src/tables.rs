@@ -9,16 +9,23 @@ use std::hash::{BuildHasher, Hash};
 /// larger than a few entries). Called after removals; the cost is paid
 /// once per halving of the table, so it stays O(1) per removal amortized.
 pub fn shrink_sparse<K: Eq + Hash, V, S: BuildHasher>(map: &mut HashMap<K, V, S>) {
-    if map.capacity() > 64 && map.len() < map.capacity() / 4 {
-        map.shrink_to(map.len() * 2);
+    if let Some(capacity) = sparse_shrink(map.len(), map.capacity()) {
+        map.shrink_to(capacity);
     }
 }
 
 /// [`shrink_sparse`] for a set.
 pub fn shrink_sparse_set<K: Eq + Hash, S: BuildHasher>(set: &mut HashSet<K, S>) {
-    if set.capacity() > 64 && set.len() < set.capacity() / 4 {
-        set.shrink_to(set.len() * 2);
+    if let Some(capacity) = sparse_shrink(set.len(), set.capacity()) {
+        set.shrink_to(capacity);
     }
+}
+
+/// The capacity [`shrink_sparse`] shrinks a table of `len` entries and
+/// `capacity` to, if it shrinks it at all: for tables of other kinds
+/// (hashbrown's) to follow the same rule.
+pub fn sparse_shrink(len: usize, capacity: usize) -> Option<usize> {
+    (capacity > 64 && len < capacity / 4).then_some(len * 2)
 }
 
 #[cfg(test)]

@@ -235,11 +235,29 @@ pub async fn read_limited<B>(headers: &HeaderMap, body: B, limit: usize) -> Resu
 where
     B: SendBody,
 {
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    read_declared(declared, body, limit).await
+    read_declared(
+        headers.get(CONTENT_LENGTH).and_then(content_length),
+        body,
+        limit,
+    )
+    .await
+}
+
+/// The length a `Content-Length` value declares: what `u64::from_str`
+/// reads from it (an optional `+`, then digits), read from the bytes
+/// without a string conversion; `None` when it is not such a number.
+pub(crate) fn content_length(value: &HeaderValue) -> Option<u64> {
+    let bytes = value.as_bytes();
+    let digits = bytes.strip_prefix(b"+").unwrap_or(bytes);
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0_u64, |length, &byte| {
+        if !byte.is_ascii_digit() {
+            return None;
+        }
+        length.checked_mul(10)?.checked_add(u64::from(byte - b'0'))
+    })
 }
 
 /// [`read_limited`] given the length `Content-Length` declares, if any.

@@ -5,6 +5,7 @@
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue};
 
+use super::body::content_length;
 use super::names::{PROTOCOL_VERSION, SESSION_ID};
 
 /// The first value of each header a POST reads (what `HeaderMap::get`
@@ -49,18 +50,7 @@ impl<'a> PostHeaders<'a> {
 
     /// The length the `Content-Length` header declares, if any.
     pub(crate) fn declared_length(&self) -> Option<u64> {
-        // Digits only, as `u64::from_str` would take them without a sign
-        // (hyper has already refused a malformed length).
-        let digits = self.content_length?.as_bytes();
-        if digits.is_empty() {
-            return None;
-        }
-        digits.iter().try_fold(0_u64, |length, &byte| {
-            if !byte.is_ascii_digit() {
-                return None;
-            }
-            length.checked_mul(10)?.checked_add(u64::from(byte - b'0'))
-        })
+        self.content_length.and_then(content_length)
     }
 }
 
@@ -96,7 +86,8 @@ mod tests {
             ("18446744073709551615", Some(u64::MAX)),
             ("18446744073709551616", None),
             ("9999999999999999999", Some(9_999_999_999_999_999_999)),
-            ("+1", None),
+            ("+1", Some(1)),
+            ("+", None),
             ("1 ", None),
             ("", None),
         ] {

@@ -191,10 +191,9 @@ impl Shared {
         }
         let mut local = lock(&self.local_sessions);
         local.remove(id);
-        // What `mcpwire_store::shrink_sparse` does for std's tables.
-        let len = local.len();
-        if local.capacity() > 64 && len < local.capacity() / 4 {
-            local.shrink_to(len * 2);
+        // `mcpwire_store::shrink_sparse`'s rule, for a hashbrown table.
+        if let Some(capacity) = mcpwire_store::sparse_shrink(local.len(), local.capacity()) {
+            local.shrink_to(capacity);
         }
     }
 
