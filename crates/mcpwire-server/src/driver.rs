@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::call::{Handling, Work};
+use crate::change_wait::ChangeWait;
 use crate::context::{Command, SessionShared};
 use crate::listen::Listens;
 use crate::server::Change;
@@ -190,7 +191,7 @@ struct Serving<S: TransportSender, R> {
     driver: Driver,
     outbox: Outbox<S>,
     receiver: R,
-    changes: broadcast::Receiver<Change>,
+    changes: ChangeWait,
 }
 
 impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
@@ -279,6 +280,17 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                             && outbox.backlog() < MAX_BACKLOG
                         {
                             next = ready_now(receiver.recv());
+                        }
+                    }
+                    // The answers usually go out at once (a pipe, a POST's
+                    // stream): written here, not on the next turn, which
+                    // would first poll every other branch again (~900
+                    // instructions of an HTTP call's ~42,000).
+                    if outbox.busy() {
+                        let advanced =
+                            std::future::poll_fn(|cx| Poll::Ready(outbox.poll_advance(cx))).await;
+                        if matches!(advanced, Poll::Ready(Err(()))) {
+                            break 'serve Err(ServeError::Transport(outbox.failure()));
                         }
                     }
                 }
