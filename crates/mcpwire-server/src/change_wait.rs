@@ -75,11 +75,12 @@ pub(crate) struct ChangeWait {
 }
 
 impl ChangeWait {
-    /// The next change, as `broadcast::Receiver::recv` gives it. Cancel
+    /// The next change, as `broadcast::Receiver::recv` gives it, except
+    /// that a closed channel (the server gone, which a session's own
+    /// handle to it prevents) never answers: no change can come any more,
+    /// and an answer at every poll would spin the driver's loop. Cancel
     /// safe: dropped while pending, the wait stays here, registered, and
-    /// the next call goes on with it. A closed channel (the server gone,
-    /// which a session's own handle prevents) is not reported: its wake-up
-    /// moves no count, and the session waits on as if nothing came.
+    /// the next call goes on with it.
     pub(crate) async fn recv(&mut self) -> Result<Change, RecvError> {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }
@@ -97,6 +98,11 @@ impl ChangeWait {
             return Poll::Pending;
         }
         match self.wait.as_mut().poll(cx) {
+            Poll::Ready((Err(RecvError::Closed), _)) => {
+                self.wait = Box::pin(std::future::pending());
+                self.registered = None;
+                Poll::Pending
+            }
             Poll::Ready((change, receiver)) => {
                 self.wait = wait_on(receiver);
                 self.registered = None;
@@ -188,6 +194,17 @@ mod tests {
             .expect("the other task ended")
             .expect("the other task was woken");
         assert_eq!(change.unwrap(), Change::Tools);
+    }
+
+    #[tokio::test]
+    async fn a_closed_channel_leaves_the_wait_pending_instead_of_answering() {
+        let changes = Changes::new();
+        let mut wait = changes.subscribe();
+        changes.send(Change::Tools);
+        drop(changes);
+        assert_eq!(next(&mut wait).await.unwrap(), Change::Tools);
+        assert!(within_a_moment(&mut wait).await.is_none());
+        assert!(within_a_moment(&mut wait).await.is_none());
     }
 
     #[tokio::test]

@@ -853,6 +853,7 @@ impl Driver {
                     .chain(uris.into_iter().map(Change::ResourceUpdated))
                     .collect()
             }
+            // Never given (see `ChangeWait::recv`); nothing to announce.
             Err(broadcast::error::RecvError::Closed) => return,
         };
         for change in changes {
