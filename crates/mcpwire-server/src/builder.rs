@@ -11,6 +11,7 @@ use mcpwire_types::{
     ReadResourceResult, Resource, ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
     ToolsCapability,
 };
+use tokio::sync::broadcast;
 
 use crate::catalog::{Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::handler::{
@@ -471,11 +472,12 @@ impl ServerBuilder {
             Some(ring) => ring,
             None => crate::StateKeyRing::random().map_err(BuildError::StateKey)?,
         };
+        let (changes, _) = broadcast::channel(64);
         let server = Server {
             inner: Arc::new(Inner {
                 config: Arc::new(config),
                 catalog: RwLock::new(catalog),
-                changes: crate::change_wait::Changes::new(),
+                changes,
                 page_size: self.page_size,
                 drain_timeout: self.drain_timeout,
                 state_key,

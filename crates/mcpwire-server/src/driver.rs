@@ -25,7 +25,6 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::call::{Handling, Work};
-use crate::change_wait::ChangeWait;
 use crate::context::{Command, SessionShared};
 use crate::listen::Listens;
 use crate::server::Change;
@@ -191,7 +190,7 @@ struct Serving<S: TransportSender, R> {
     driver: Driver,
     outbox: Outbox<S>,
     receiver: R,
-    changes: ChangeWait,
+    changes: broadcast::Receiver<Change>,
 }
 
 impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
@@ -858,7 +857,6 @@ impl Driver {
                     .chain(uris.into_iter().map(Change::ResourceUpdated))
                     .collect()
             }
-            // Never given (see `ChangeWait::recv`); nothing to announce.
             Err(broadcast::error::RecvError::Closed) => return,
         };
         for change in changes {

@@ -48,7 +48,6 @@ mod builder;
 mod cache_hints;
 mod call;
 mod catalog;
-mod change_wait;
 mod client_requests;
 mod context;
 pub mod cursor;

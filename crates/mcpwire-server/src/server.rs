@@ -8,6 +8,7 @@ use mcpwire_session::ServerConfig;
 use mcpwire_types::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, Tool,
 };
+use tokio::sync::broadcast;
 
 use crate::catalog::{Catalog, PromptEntry, ResourceEntry, ToolEntry};
 use crate::handler::{Arguments, PromptArguments, prompt_fn, resource_fn, tool_fn};
@@ -29,7 +30,7 @@ pub struct Server {
 pub(crate) struct Inner {
     pub(crate) config: Arc<ServerConfig>,
     pub(crate) catalog: RwLock<Catalog>,
-    pub(crate) changes: crate::change_wait::Changes,
+    pub(crate) changes: broadcast::Sender<Change>,
     /// Shares this server's changes with other instances, and theirs with it.
     pub(crate) change_feed: Option<Arc<dyn crate::ChangeFeed>>,
     pub(crate) page_size: usize,
@@ -50,7 +51,8 @@ pub(crate) struct Inner {
 
 impl crate::ChangeReceiver for Inner {
     fn receive(&self, change: Change) {
-        self.changes.send(change);
+        // No receiver means no live session here: nobody to tell.
+        let _ = self.changes.send(change);
     }
 }
 
@@ -126,7 +128,8 @@ impl Server {
         if let Some(feed) = &self.inner.change_feed {
             feed.publish(&change);
         }
-        self.inner.changes.send(change);
+        // No receiver means no live session: nobody to tell.
+        let _ = self.inner.changes.send(change);
     }
 
     /// Adds a tool while serving; sessions get `notifications/tools/list_changed`.
