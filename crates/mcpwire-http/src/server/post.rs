@@ -472,11 +472,7 @@ fn session_post(
 /// the POST's stream when it returns. A busy runtime, a bus that cannot
 /// take the message at once (a full inbox, a remote bus) or a runtime
 /// started by the connect hook get the message as any other POST does.
-fn deliver<'a>(
-    shared: &'a Shared,
-    id: &SessionId,
-    envelope: Envelope,
-) -> Result<Result<bool, StoreError>, StoreFuture<'a, bool>> {
+fn deliver<'a>(shared: &'a Shared, id: &SessionId, envelope: Envelope) -> Delivery<'a> {
     let runtime = shared.local_runtime(id);
     let held = runtime
         .as_ref()
@@ -487,24 +483,29 @@ fn deliver<'a>(
             if let Some(held) = held {
                 held.run();
             }
-            Ok(delivered)
+            Delivery::Done(delivered)
         }
         None => {
             // Not in the inbox yet: let go of the runtime before waiting.
             drop(held);
-            Err(delivery)
+            Delivery::Waiting(delivery)
         }
     }
 }
 
+/// What [`deliver`] hands back: whether a runtime serves the session, or
+/// the bus's future that will tell.
+enum Delivery<'a> {
+    Done(Result<bool, StoreError>),
+    Waiting(StoreFuture<'a, bool>),
+}
+
 /// Whether the session's runtime took the envelope [`deliver`] handed
 /// over, once known.
-async fn delivered(
-    delivery: Result<Result<bool, StoreError>, StoreFuture<'_, bool>>,
-) -> Result<bool, HttpResponse> {
+async fn delivered(delivery: Delivery<'_>) -> Result<bool, HttpResponse> {
     let outcome = match delivery {
-        Ok(outcome) => outcome,
-        Err(waiting) => waiting.await,
+        Delivery::Done(outcome) => outcome,
+        Delivery::Waiting(waiting) => waiting.await,
     };
     outcome.map_err(|e| store_failed(&e))
 }

@@ -351,10 +351,22 @@ pub(crate) struct SessionInbox {
     routing: SharedRouting,
     shared: Arc<Shared>,
     closed: bool,
-    /// The stream and the POST's extensions of the packet `recv` yielded
-    /// last: what `TransportReceiver::request_context` answers with for
-    /// its requests (all of a packet's requests came in the same POST).
-    packet: Option<(u64, TransportContext)>,
+    /// The POST's extensions of the packet `recv` yielded last: what
+    /// `TransportReceiver::request_context` answers with for its requests
+    /// (all of a packet's requests came in the same POST), until each of
+    /// them has taken them.
+    packet: Option<PacketContext>,
+}
+
+/// The transport context of the packet a session's runtime received last.
+struct PacketContext {
+    /// The packet's stream: its requests are the ones routed there.
+    stream: u64,
+    context: TransportContext,
+    /// The packet's requests that have not taken it yet: when none is
+    /// left, the extensions (an identity, say) are let go instead of being
+    /// kept by an idle session until its next POST.
+    untaken: usize,
 }
 
 /// The sending half of a session's transport; dropping it ends the session.
@@ -390,9 +402,15 @@ impl SessionInbox {
     /// the packet `recv` yielded last (its requests are the ones routed to
     /// its stream: a reused id never reaches the runtime).
     pub(crate) fn take_context(&mut self, id: &RequestId) -> Option<TransportContext> {
-        let (stream, context) = self.packet.as_ref()?;
-        let routed = lock(&self.routing).routes.get(id) == Some(stream);
-        routed.then(|| context.clone())
+        let packet = self.packet.as_mut()?;
+        if lock(&self.routing).routes.get(id) != Some(&packet.stream) {
+            return None;
+        }
+        packet.untaken = packet.untaken.saturating_sub(1);
+        if packet.untaken == 0 {
+            return self.packet.take().map(|packet| packet.context);
+        }
+        Some(packet.context.clone())
     }
 
     pub(crate) fn id(&self) -> &SessionId {
@@ -428,11 +446,15 @@ impl SessionInbox {
                 _ => break (envelope, inbound),
             }
         };
-        let extensions = envelope.extensions.0.take();
-        self.packet = envelope
-            .stream
-            .zip(extensions)
-            .map(|(stream, extensions)| (stream, extensions as TransportContext));
+        let untaken = request_ids(&inbound).count();
+        self.packet = match (envelope.stream, envelope.extensions.0.take()) {
+            (Some(stream), Some(extensions)) if untaken > 0 => Some(PacketContext {
+                stream,
+                context: extensions,
+                untaken,
+            }),
+            _ => None,
+        };
         let ended = lock(&self.routing).track(&inbound, &envelope);
         for stream in ended {
             let shared = self.shared().clone();

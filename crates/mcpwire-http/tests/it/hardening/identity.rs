@@ -3,7 +3,8 @@
 //! leaked id is useless to another user, and a sealed state names its
 //! principal (ELIC-34; 2026-07-28 MRTR server requirements). A layer standing in for an authentication layer turns the
 //! `x-user` header into the request's `RequestIdentity` (and `x-tag` into a
-//! [`Tag`], to tell POSTs apart); a handler sees its own POST's.
+//! [`Tag`], to tell POSTs apart, and `x-probe` into a counted [`Probe`]); a
+//! handler sees its own POST's, and nothing keeps them once it has.
 
 use std::future::IntoFuture;
 
@@ -51,6 +52,9 @@ async fn authenticated_server_with(
             .map(|tag| Tag(tag.to_owned()));
         if let Some(tag) = tag {
             request.extensions_mut().insert(tag);
+        }
+        if request.headers().contains_key("x-probe") {
+            request.extensions_mut().insert(Probe::new());
         }
         request
     });
@@ -258,5 +262,51 @@ async fn each_request_of_a_session_sees_the_extensions_of_its_own_post() {
     );
     let reply = within(client.post(&call(5))).await;
     assert_eq!(text(&reply.messages()[0]), "none");
+    task.abort();
+}
+
+/// How many [`Probe`]s are alive (only the test below sends `x-probe`).
+static LIVE_PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// An extension whose copies are counted in [`LIVE_PROBES`].
+struct Probe;
+
+impl Probe {
+    fn new() -> Self {
+        LIVE_PROBES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Probe
+    }
+}
+
+impl Clone for Probe {
+    fn clone(&self) -> Self {
+        Probe::new()
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        LIVE_PROBES.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn a_session_lets_go_of_a_posts_extensions_once_its_request_took_them() {
+    let (addr, task) = authenticated_server_with(tagging_runtime()).await;
+    let client = Client::connect(addr, V2025_11_25).await;
+    let call = request(1, "tools/call", json!({"name": "tag", "arguments": {}}));
+    let reply = within(client.post_with(&call, &[("x-probe", "1")])).await;
+    assert_eq!(reply.messages()[0]["result"]["content"][0]["text"], "none");
+    // The session stays open and idle: its runtime must not keep the
+    // POST's extensions (an identity, a token) until its next POST. The
+    // handler's copy goes when it ends, just after the answer: 10 s is far
+    // beyond that on a loaded machine.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while LIVE_PROBES.load(std::sync::atomic::Ordering::SeqCst) != 0
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(LIVE_PROBES.load(std::sync::atomic::Ordering::SeqCst), 0);
     task.abort();
 }
