@@ -41,6 +41,11 @@ pub fn valgrind_version() -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
+/// The lean reference's profile under E1's load.
+pub const LEAN_E1: &str = "P-L1 lean stdio-64-200B";
+/// The lean reference's profile under E2's load.
+pub const LEAN_E2: &str = "P-L2 lean http-json-16-200B";
+
 /// The scenarios with instruction budgets: E1 (stdio, 64 in flight) and
 /// E2 (HTTP JSON, 16 connections), both with ~200 B messages, the server
 /// on a current-thread runtime so that scheduling does not add noise.
@@ -108,7 +113,9 @@ pub fn diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool
 /// Small-message scenarios profiled without a budget, at the budgeted
 /// scenarios' call counts: H2 (HTTP with SSE answers, 16 connections),
 /// whose streams cost what JSON answers do not (priming events, framing,
-/// keep-alive). Their names start with `P-`.
+/// keep-alive), and the lean reference under E1's and E2's loads (L1,
+/// L2), which the report sets beside E1 and E2. Their names start with
+/// `P-`.
 pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool, Load)> {
     let load = Load {
         concurrency: 16,
@@ -118,15 +125,32 @@ pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand
         duration: Duration::from_secs(300),
         max_calls: None,
     };
-    vec![(
-        "P-H2 http-sse-16-200B".to_owned(),
-        ServerCommand::new(
-            &bins.bench_server,
-            &["--http", "127.0.0.1:0", "--sse", "--threads", "1"],
+    vec![
+        (
+            "P-H2 http-sse-16-200B".to_owned(),
+            ServerCommand::new(
+                &bins.bench_server,
+                &["--http", "127.0.0.1:0", "--sse", "--threads", "1"],
+            ),
+            true,
+            load,
         ),
-        true,
-        load,
-    )]
+        (
+            LEAN_E2.to_owned(),
+            ServerCommand::new(&bins.lean, &["--http", "127.0.0.1:0", "--threads", "1"]),
+            true,
+            load,
+        ),
+        (
+            LEAN_E1.to_owned(),
+            ServerCommand::new(&bins.lean, &["--stdio"]),
+            false,
+            Load {
+                concurrency: 64,
+                ..load
+            },
+        ),
+    ]
 }
 
 /// Profiles every scenario of [`scenarios`], [`small_diagnostic_scenarios`]

@@ -141,28 +141,33 @@ pub fn check(results: &Results) -> Vec<Check> {
         .iter()
         .filter(|p| !p.scenario.starts_with("P-"))
     {
-        let (id, target, ceiling) = if profile.scenario.starts_with("E1") {
+        let (id, target, ceiling, lean) = if profile.scenario.starts_with("E1") {
             (
                 "E1",
                 "server instructions per call, stdio 64 in flight: <= 9,000",
                 9_000.0,
+                super::profile::LEAN_E1,
             )
         } else {
             (
                 "E2",
                 "server instructions per call, HTTP 16 connections: <= 30,000",
                 30_000.0,
+                super::profile::LEAN_E2,
             )
         };
-        add(
-            id,
-            target,
-            value(
-                profile.outcome.as_ref().ok().copied(),
-                ceiling,
-                "instructions",
-            ),
-        );
+        let ours = profile.outcome.as_ref().ok().copied();
+        let (mut measured, met) = value(ours, ceiling, "instructions");
+        // The lean reference under the same load, when it was profiled.
+        let lean = results
+            .profiles
+            .iter()
+            .find(|p| p.scenario == lean)
+            .and_then(|p| p.outcome.as_ref().ok().copied());
+        if let (Some(ours), Some(lean)) = (ours, lean.filter(|lean| *lean > 0.0)) {
+            measured = format!("{measured} ({:.2}x lean's {lean:.0})", ours / lean);
+        }
+        add(id, target, (measured, met));
     }
     if let Some((_, Ok(scale))) = results
         .scale
