@@ -141,7 +141,7 @@ pub fn check(results: &Results) -> Vec<Check> {
         .iter()
         .filter(|p| !p.scenario.starts_with("P-"))
     {
-        let (id, target, ceiling, lean) = if profile.scenario.starts_with("E1") {
+        let (id, target, ceiling, lean_scenario) = if profile.scenario.starts_with("E1") {
             (
                 "E1",
                 "server instructions per call, stdio 64 in flight: <= 9,000",
@@ -162,7 +162,7 @@ pub fn check(results: &Results) -> Vec<Check> {
         let lean = results
             .profiles
             .iter()
-            .find(|p| p.scenario == lean)
+            .find(|p| p.scenario == lean_scenario)
             .and_then(|p| p.outcome.as_ref().ok().copied());
         if let (Some(ours), Some(lean)) = (ours, lean.filter(|lean| *lean > 0.0)) {
             measured = format!("{measured} ({:.2}x lean's {lean:.0})", ours / lean);
