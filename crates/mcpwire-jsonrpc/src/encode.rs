@@ -51,6 +51,17 @@ impl Packet {
         write_packet(&mut out, self);
         out
     }
+
+    /// About how many bytes the packet takes encoded, without encoding it:
+    /// its payloads' lengths (they are kept as raw text) plus an allowance
+    /// for each envelope. For counting what a queue holds, e.g. the bytes
+    /// waiting for a peer that does not read.
+    pub fn size_hint(&self) -> usize {
+        match self {
+            Self::Single(message) => size_hint(message),
+            Self::Batch(messages) => messages.iter().map(size_hint).sum::<usize>() + 2,
+        }
+    }
 }
 
 impl Message {
@@ -162,7 +173,7 @@ pub(crate) fn into_payload(message: Message) -> Option<RawJson> {
 
 /// A close upper estimate of the encoded size, so that large payloads are
 /// copied into a buffer that is grown once.
-fn size_hint(message: &Message) -> usize {
+pub(crate) fn size_hint(message: &Message) -> usize {
     const ENVELOPE: usize = 64;
     let id_len = |id: &RequestId| id.as_str().map_or(20, |string| string.len() + 2);
     match message {

@@ -232,6 +232,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn size_hint_covers_the_encoded_packet_and_grows_with_its_payload() {
+        let small = Packet::from(Response::new(7, &"ok").unwrap());
+        let large = Packet::from(Response::new(7, &"x".repeat(64 * 1024)).unwrap());
+        let batch = Packet::Batch(vec![
+            Message::from(Request::without_params(1, "ping")),
+            Message::from(Notification::without_params("notifications/initialized")),
+        ]);
+        for packet in [&small, &large, &batch] {
+            let encoded = packet.to_vec();
+            assert!(packet.size_hint() >= encoded.len(), "{packet:?}");
+            assert!(packet.size_hint() <= encoded.len() + 160, "{packet:?}");
+        }
+    }
+
+    #[test]
     fn accessors_report_id_and_method_by_kind() {
         let request = Message::from(Request::without_params(1, "a"));
         let notification = Message::from(Notification::without_params("b"));

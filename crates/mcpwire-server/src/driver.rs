@@ -204,6 +204,14 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
             changes,
         } = self;
         let drain_timeout = driver.server.inner.drain_timeout;
+        let max_backlog_bytes = driver.server.inner.config.limits.max_backlog_bytes;
+        // Back-pressure: while the client does not read what we send,
+        // stop reading what it sends (each request would add an answer),
+        // by count and by bytes (a few large answers are as much memory
+        // as many small ones).
+        let room = |outbox: &Outbox<_>| {
+            outbox.backlog() < MAX_BACKLOG && outbox.backlog_bytes() < max_backlog_bytes
+        };
         // One timer for the engine's next deadline, the end of draining and
         // the shrinking of a quiet session, moved rather than made anew
         // each turn, and held only while one of them is due (an idle
@@ -253,9 +261,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
             {
                 break Err(ServeError::Transport(outbox.failure()));
             }
-            // Back-pressure: while the client does not read what we send,
-            // stop reading what it sends (each request would add an answer).
-            let may_read = draining.is_none() && outbox.backlog() < MAX_BACKLOG;
+            let may_read = draining.is_none() && room(outbox);
             tokio::select! {
                 advanced = outbox.advance(), if outbox.busy() => {
                     if advanced.is_err() {
@@ -290,10 +296,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                             }
                         }
                         taken += 1;
-                        if draining.is_none()
-                            && taken < READ_BATCH
-                            && outbox.backlog() < MAX_BACKLOG
-                        {
+                        if draining.is_none() && taken < READ_BATCH && room(outbox) {
                             next = ready_now(receiver.recv());
                         }
                     }

@@ -18,6 +18,19 @@ pub struct Limits {
     /// and `subscriptions/listen` requests it may hold open, each; one more
     /// is refused with an Invalid Request error naming the limit.
     pub max_subscriptions: usize,
+    /// Bytes of requests from the peer being handled at once (their
+    /// params, as received): one more request that would pass it is
+    /// answered with an error instead of being queued, as one past
+    /// [`max_inbound_in_flight`](Self::max_inbound_in_flight) is. A
+    /// request alone is always taken (the transport's message size limit
+    /// bounds it), so this bounds what a peer can make a session hold by
+    /// sending large requests whose handlers wait.
+    pub max_inbound_bytes_in_flight: usize,
+    /// Bytes of messages waiting for a peer that does not read them (by
+    /// [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint)): while
+    /// more wait, a runtime stops reading the peer's messages, each of
+    /// which could add an answer (back-pressure; nothing is dropped).
+    pub max_backlog_bytes: usize,
 }
 
 impl Default for Limits {
@@ -27,6 +40,8 @@ impl Default for Limits {
             max_outbound_in_flight: 4096,
             log_messages_per_second: 100,
             max_subscriptions: 1024,
+            max_inbound_bytes_in_flight: 64 * 1024 * 1024,
+            max_backlog_bytes: 1024 * 1024,
         }
     }
 }

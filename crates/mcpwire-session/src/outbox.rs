@@ -23,6 +23,12 @@ pub type SendFailure = Box<dyn std::error::Error + Send + Sync>;
 /// How many packets one batch writes at most before it flushes.
 const BATCH: usize = 64;
 
+/// How many bytes (by [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint))
+/// one batch takes at most, beyond its first packet: a batch holds its
+/// packets until each is fed to the transport, so 64 answers of 64 KiB
+/// would otherwise leave the queue's byte count and still be held.
+const BATCH_BYTES: usize = 256 * 1024;
+
 /// A batch on its way out: it owns the sending half while it runs and
 /// gives it back with the outcome.
 type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>)>;
@@ -31,6 +37,8 @@ type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>)>;
 pub struct Outbox<S: TransportSender> {
     /// Taken from the engine, not yet in a batch.
     queue: VecDeque<Transmit>,
+    /// The bytes `queue` holds, by [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint).
+    queued_bytes: usize,
     /// The sending half while no batch runs; `None` once it failed or
     /// closed.
     sender: Option<S>,
@@ -55,6 +63,7 @@ impl<S: TransportSender> Outbox<S> {
     pub fn new(sender: S) -> Self {
         Self {
             queue: VecDeque::new(),
+            queued_bytes: 0,
             sender: Some(sender),
             writing: None,
             failure: None,
@@ -64,6 +73,7 @@ impl<S: TransportSender> Outbox<S> {
     /// Queues a packet; it goes out when the driver next polls
     /// [`advance`](Self::advance).
     pub fn push(&mut self, transmit: Transmit) {
+        self.queued_bytes += transmit.packet.size_hint();
         crate::peer::push_back_lean(&mut self.queue, transmit);
     }
 
@@ -78,6 +88,14 @@ impl<S: TransportSender> Outbox<S> {
     /// this is high: each request it reads would add an answer).
     pub fn backlog(&self) -> usize {
         self.queue.len()
+    }
+
+    /// About how many bytes wait for a batch (see
+    /// [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint)): the
+    /// other half of [`backlog`](Self::backlog), for a peer that does not
+    /// read large answers (a driver stops reading while this is high).
+    pub fn backlog_bytes(&self) -> usize {
+        self.queued_bytes
     }
 
     /// Whether there is writing to do (or a failure to report).
@@ -113,13 +131,30 @@ impl<S: TransportSender> Outbox<S> {
             let Some(mut sender) = self.sender.take() else {
                 return Poll::Ready(Err(()));
             };
-            let batch: Vec<Transmit> = self.queue.drain(..self.queue.len().min(BATCH)).collect();
+            let batch = self.take_batch();
             let writing: Writing<S> = Box::pin(async move {
                 let outcome = write_batch(&mut sender, batch).await;
                 (sender, outcome)
             });
             self.writing = Some(writing);
         }
+    }
+
+    /// The packets of the next batch: at most [`BATCH`], and no more
+    /// after the first than [`BATCH_BYTES`] hold.
+    fn take_batch(&mut self) -> Vec<Transmit> {
+        let mut count = 0;
+        let mut bytes = 0;
+        for transmit in self.queue.iter().take(BATCH) {
+            let size = transmit.packet.size_hint();
+            if count > 0 && bytes + size > BATCH_BYTES {
+                break;
+            }
+            count += 1;
+            bytes += size;
+        }
+        self.queued_bytes = self.queued_bytes.saturating_sub(bytes);
+        self.queue.drain(..count).collect()
     }
 
     /// Why writing ended early (the transport's error, or that it stopped

@@ -19,6 +19,12 @@ pub(crate) fn push_back_lean<T>(queue: &mut VecDeque<T>, value: T) {
     queue.push_back(value);
 }
 
+/// How many bytes a request's params hold, for
+/// [`Limits::max_inbound_bytes_in_flight`].
+pub(crate) fn raw_len(params: Option<&RawJson>) -> usize {
+    params.map_or(0, |raw| raw.get().len())
+}
+
 /// The hasher of tables keyed by what the peer chooses (request ids): ahash
 /// with one key per process. A key the peer cannot know resists chosen
 /// collisions as well as one per table, which would cost every table 32
@@ -92,6 +98,9 @@ pub(crate) struct Active {
     cancelled: bool,
     /// The batch whose response it belongs to.
     batch: Option<BatchId>,
+    /// How many bytes of params it came with (counted in
+    /// [`Peer::inbound_bytes`] until it is answered).
+    bytes: usize,
 }
 
 /// Identifies an inbound batch whose responses are gathered into one.
@@ -119,6 +128,9 @@ pub(crate) struct Peer {
     /// Progress token to the outbound request that carries it.
     progress_tokens: PeerMap<ProgressToken, RequestId>,
     inbound: PeerMap<RequestId, Active>,
+    /// The params' bytes of the requests in `inbound`
+    /// ([`Limits::max_inbound_bytes_in_flight`]).
+    inbound_bytes: usize,
     batches: PeerMap<BatchId, BatchGroup>,
     transmits: VecDeque<Transmit>,
 }
@@ -147,6 +159,7 @@ impl Peer {
             outbound: PeerMap::default(),
             progress_tokens: PeerMap::default(),
             inbound: PeerMap::default(),
+            inbound_bytes: 0,
             batches: PeerMap::default(),
             transmits: VecDeque::new(),
         }
@@ -387,15 +400,21 @@ impl Peer {
 
     // ----- requests we receive ----------------------------------------------
 
-    /// Starts tracking a request from the peer, or says why it cannot be
-    /// (a duplicate id of one in flight, or too many in flight).
+    /// Starts tracking a request from the peer that came with `bytes` of
+    /// params, or says why it cannot be (a duplicate id of one in flight,
+    /// or too many requests or bytes in flight).
     pub(crate) fn admit(
         &mut self,
         id: &RequestId,
         info: RequestInfo,
         batch: Option<BatchId>,
+        bytes: usize,
     ) -> Result<(), ErrorObject> {
         let full = self.inbound.len() >= self.limits.max_inbound_in_flight;
+        // A request alone is always taken: the transport's message size
+        // limit bounds it.
+        let too_large = !self.inbound.is_empty()
+            && self.inbound_bytes.saturating_add(bytes) > self.limits.max_inbound_bytes_in_flight;
         // One hash of the id for the check and the insertion.
         let std::collections::hash_map::Entry::Vacant(slot) = self.inbound.entry(id.clone()) else {
             return Err(ErrorObject::invalid_request(format!(
@@ -408,11 +427,19 @@ impl Peer {
                 self.limits.max_inbound_in_flight
             )));
         }
+        if too_large {
+            return Err(ErrorObject::internal_error(format!(
+                "too many bytes of requests in flight (the limit is {})",
+                self.limits.max_inbound_bytes_in_flight
+            )));
+        }
+        self.inbound_bytes += bytes;
         slot.insert(Active {
             info,
             last_progress: None,
             cancelled: false,
             batch,
+            bytes,
         });
         Ok(())
     }
@@ -460,6 +487,7 @@ impl Peer {
         encode: impl FnOnce(ProtocolVersion) -> Result<RawJson, ErrorObject>,
     ) -> Result<(), SendError> {
         let active = self.inbound.remove(id).ok_or(SendError::UnknownRequest)?;
+        self.inbound_bytes = self.inbound_bytes.saturating_sub(active.bytes);
         let message =
             (!active.cancelled).then(|| answer_message(id.clone(), encode(active.info.version)));
         self.deliver_answer(id, message, active.batch);

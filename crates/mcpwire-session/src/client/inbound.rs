@@ -8,7 +8,7 @@ use mcpwire_types::{EmptyResult, ForRevision, ProgressToken, ProtocolVersion, me
 
 use super::{ClientSession, State};
 use crate::gating::check_server_request;
-use crate::peer::{Answer, BatchId, RequestInfo};
+use crate::peer::{Answer, BatchId, RequestInfo, raw_len};
 use crate::{Event, IncomingRequest, RequestContext, ResponseError, SendError, TraceContext};
 
 impl ClientSession {
@@ -153,7 +153,7 @@ impl ClientSession {
             progress_token: progress_token.clone(),
             log_level: None,
         };
-        if let Err(error) = self.peer.admit(&id, info, batch) {
+        if let Err(error) = self.peer.admit(&id, info, batch, raw_len(params.as_ref())) {
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
         if let ServerRequest::Ping(_) = decoded {

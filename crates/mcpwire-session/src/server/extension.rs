@@ -9,7 +9,7 @@ use mcpwire_jsonrpc::{ErrorObject, RawJson, RequestId};
 use mcpwire_types::{ClientCapabilities, Meta, MissingRequiredClientCapabilityData, meta_keys};
 
 use super::ServerSession;
-use crate::peer::{BatchId, RequestInfo};
+use crate::peer::{BatchId, RequestInfo, raw_len};
 use crate::{Event, IncomingRequest, RequestContext, TraceContext};
 
 /// A request method an extension adds, served only to clients that declare
@@ -134,7 +134,7 @@ impl ServerSession {
             progress_token: None,
             log_level: speaker.log_level,
         };
-        if let Err(error) = self.peer.admit(&id, info, batch) {
+        if let Err(error) = self.peer.admit(&id, info, batch, raw_len(params.as_ref())) {
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
         let context = RequestContext {

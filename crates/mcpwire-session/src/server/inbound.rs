@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::{ClientCall, Handshake, ServerSession};
 use crate::gating::missing_server_capability;
-use crate::peer::{Answer, BatchId, RequestInfo};
+use crate::peer::{Answer, BatchId, RequestInfo, raw_len};
 use crate::{ClientView, Event, IncomingRequest, RequestContext, TraceContext};
 
 /// The revision and client a request speaks for, once its era is known.
@@ -176,7 +176,7 @@ impl ServerSession {
         };
         let trace = TraceContext::from_meta(meta);
         let progress_token = info.progress_token.clone();
-        if let Err(error) = self.peer.admit(&id, info, batch) {
+        if let Err(error) = self.peer.admit(&id, info, batch, raw_len(params.as_ref())) {
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
         match decoded {
@@ -350,7 +350,8 @@ impl ServerSession {
             progress_token: None,
             log_level: None,
         };
-        if let Err(error) = self.peer.admit(&id, info, batch) {
+        // Answered right here: its bytes are never held in flight.
+        if let Err(error) = self.peer.admit(&id, info, batch, 0) {
             return self.peer.answer_unadmitted(Some(id), error, batch);
         }
         let mut result = InitializeResult::new(

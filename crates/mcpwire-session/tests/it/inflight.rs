@@ -102,6 +102,54 @@ fn the_in_flight_limit_answers_the_excess_with_an_error() {
     assert_eq!(only_request(events(&mut server)).id, id(4));
 }
 
+// The byte limit (Limits::max_inbound_bytes_in_flight) answers a request
+// whose params would pass it with an error, as the count limit does; a
+// request alone is always taken, and room frees up as requests finish.
+#[test]
+fn the_in_flight_byte_limit_answers_the_excess_with_an_error() {
+    let now = Instant::now();
+    let mut limits = Limits::default();
+    limits.max_inbound_bytes_in_flight = 1_000;
+    let mut server = server_with(server_config(json!({"tools": {}})).with_limits(limits));
+    initialize(&mut server, "2025-11-25", json!({}), now);
+    let call = |n: i64, text_len: usize| {
+        let arguments = json!({"text": "x".repeat(text_len)});
+        request(n, "tools/call", json!({"name": "t", "arguments": arguments}))
+    };
+    // Alone, a request larger than the limit is taken.
+    feed(&mut server, &call(1, 1_500), now);
+    let alone = only_request(events(&mut server));
+    feed(&mut server, &call(2, 100), now);
+    let excess = sent_one(&mut server);
+    assert_eq!(excess["id"], 2);
+    assert_eq!(error_code(&excess), -32603);
+    assert!(
+        excess["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("bytes")),
+        "{excess}"
+    );
+
+    server.respond(&alone.id, Ok(tool_result("ok"))).unwrap();
+    sent(&mut server);
+    // Small requests fit together; the one that would pass the limit does not.
+    for n in 3..=5 {
+        feed(&mut server, &call(n, 300), now);
+    }
+    let admitted = only_requests(events(&mut server));
+    assert_eq!(admitted.len(), 2);
+    let excess = sent_one(&mut server);
+    assert_eq!(excess["id"], 5);
+    assert_eq!(error_code(&excess), -32603);
+
+    for incoming in &admitted {
+        server.respond(&incoming.id, Ok(tool_result("ok"))).unwrap();
+    }
+    sent(&mut server);
+    feed(&mut server, &call(6, 300), now);
+    assert_eq!(only_request(events(&mut server)).id, id(6));
+}
+
 // The outbound limit (Limits::max_outbound_in_flight) refuses to send more.
 #[test]
 fn the_outbound_limit_refuses_to_send_more() {

@@ -59,7 +59,16 @@ pub(crate) fn with_meta(mut params: Value, meta: &Value) -> Value {
 
 /// Serves `server` on one end of a memory pair; the peer gets the other.
 pub(crate) fn serve(server: &Server) -> (RawPeer, JoinHandle<Result<(), ServeError>>) {
-    let (peer_end, server_end) = memory::pair(CAPACITY);
+    serve_with_capacity(server, CAPACITY)
+}
+
+/// [`serve`] on a memory pair that holds `capacity` packets each way: a
+/// peer that does not read fills it after that many.
+pub(crate) fn serve_with_capacity(
+    server: &Server,
+    capacity: usize,
+) -> (RawPeer, JoinHandle<Result<(), ServeError>>) {
+    let (peer_end, server_end) = memory::pair(capacity);
     let server = server.clone();
     let task = tokio::spawn(async move { server.serve(server_end).await });
     (RawPeer::new(peer_end), task)
@@ -139,6 +148,12 @@ pub(crate) struct RawPeer {
 impl RawPeer {
     fn new(transport: MemoryTransport) -> Self {
         Self { transport }
+    }
+
+    /// The peer's end of the pair, for a test that sends and receives
+    /// from two tasks.
+    pub(crate) fn into_transport(self) -> MemoryTransport {
+        self.transport
     }
 
     /// Sends one JSON-RPC message (or batch) given as JSON.
@@ -280,7 +295,7 @@ impl RawPeer {
 }
 
 /// A received packet as JSON (a batch as an array).
-fn to_json(inbound: Inbound) -> Value {
+pub(crate) fn to_json(inbound: Inbound) -> Value {
     let packet = match inbound.into_packet() {
         Ok(packet) => packet,
         Err(error) => panic!("the server sent something invalid: {error}"),
