@@ -114,7 +114,11 @@ fn the_in_flight_byte_limit_answers_the_excess_with_an_error() {
     initialize(&mut server, "2025-11-25", json!({}), now);
     let call = |n: i64, text_len: usize| {
         let arguments = json!({"text": "x".repeat(text_len)});
-        request(n, "tools/call", json!({"name": "t", "arguments": arguments}))
+        request(
+            n,
+            "tools/call",
+            json!({"name": "t", "arguments": arguments}),
+        )
     };
     // Alone, a request larger than the limit is taken.
     feed(&mut server, &call(1, 1_500), now);
