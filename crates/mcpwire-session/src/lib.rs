@@ -31,6 +31,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod budget;
 mod cancellation;
 mod client;
 mod error;

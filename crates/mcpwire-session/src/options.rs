@@ -26,6 +26,13 @@ pub struct Limits {
     /// bounds it), so this bounds what a peer can make a session hold by
     /// sending large requests whose handlers wait.
     pub max_inbound_bytes_in_flight: usize,
+    /// The same bound over all the sessions of one server (every
+    /// [`ServerSession`](crate::ServerSession) made from one
+    /// [`ServerConfig`](crate::ServerConfig) and its clones): many
+    /// sessions each under their own bound cannot add up past it. A
+    /// request is always taken when the server holds none; a client
+    /// session ignores it.
+    pub max_server_inbound_bytes_in_flight: usize,
     /// Bytes of messages waiting for a peer that does not read them (by
     /// [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint)): while
     /// more wait, a runtime stops reading the peer's messages, each of
@@ -41,6 +48,7 @@ impl Default for Limits {
             log_messages_per_second: 100,
             max_subscriptions: 1024,
             max_inbound_bytes_in_flight: 64 * 1024 * 1024,
+            max_server_inbound_bytes_in_flight: 256 * 1024 * 1024,
             max_backlog_bytes: 1024 * 1024,
         }
     }

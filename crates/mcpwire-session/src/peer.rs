@@ -53,6 +53,7 @@ use mcpwire_types::{
     ProtocolVersion,
 };
 
+use crate::budget::SharedBytes;
 use crate::{Limits, RequestOptions, SendError, Timeouts, Transmit};
 
 /// A request we sent that awaits its answer.
@@ -131,6 +132,10 @@ pub(crate) struct Peer {
     /// The params' bytes of the requests in `inbound`
     /// ([`Limits::max_inbound_bytes_in_flight`]).
     inbound_bytes: usize,
+    /// The same bytes counted with every other session of the server
+    /// ([`Limits::max_server_inbound_bytes_in_flight`]); `None` for a
+    /// client.
+    server_inbound_bytes: Option<SharedBytes>,
     batches: PeerMap<BatchId, BatchGroup>,
     transmits: VecDeque<Transmit>,
 }
@@ -160,9 +165,17 @@ impl Peer {
             progress_tokens: PeerMap::default(),
             inbound: PeerMap::default(),
             inbound_bytes: 0,
+            server_inbound_bytes: None,
             batches: PeerMap::default(),
             transmits: VecDeque::new(),
         }
+    }
+
+    /// Counts the bytes of the requests it admits in `shared` too, the
+    /// count of every session of its server.
+    pub(crate) fn with_server_inbound_bytes(mut self, shared: SharedBytes) -> Self {
+        self.server_inbound_bytes = Some(shared);
+        self
     }
 
     // ----- outgoing queue -------------------------------------------------
@@ -433,6 +446,15 @@ impl Peer {
                 self.limits.max_inbound_bytes_in_flight
             )));
         }
+        if bytes > 0
+            && let Some(shared) = &self.server_inbound_bytes
+            && !shared.take(bytes, self.limits.max_server_inbound_bytes_in_flight)
+        {
+            return Err(ErrorObject::internal_error(format!(
+                "the server has too many bytes of requests in flight (the limit is {})",
+                self.limits.max_server_inbound_bytes_in_flight
+            )));
+        }
         self.inbound_bytes += bytes;
         slot.insert(Active {
             info,
@@ -488,6 +510,9 @@ impl Peer {
     ) -> Result<(), SendError> {
         let active = self.inbound.remove(id).ok_or(SendError::UnknownRequest)?;
         self.inbound_bytes = self.inbound_bytes.saturating_sub(active.bytes);
+        if let Some(shared) = &self.server_inbound_bytes {
+            shared.give(active.bytes);
+        }
         let message =
             (!active.cancelled).then(|| answer_message(id.clone(), encode(active.info.version)));
         self.deliver_answer(id, message, active.batch);
@@ -618,5 +643,15 @@ fn answer_message(id: RequestId, outcome: Result<RawJson, ErrorObject>) -> Messa
     match outcome {
         Ok(result) => Message::Response(Response { id, result }),
         Err(error) => Message::Error(ErrorResponse::new(Some(id), error)),
+    }
+}
+
+/// A session that ends with requests in flight gives their bytes back to
+/// its server's count.
+impl Drop for Peer {
+    fn drop(&mut self) {
+        if let Some(shared) = &self.server_inbound_bytes {
+            shared.give(self.inbound_bytes);
+        }
     }
 }

@@ -13,7 +13,7 @@ mod blocks_schema;
 mod blocks_uri_template;
 mod client_tasks;
 mod fuzz_corpus;
-mod runtime_backpressure;
+mod runtime_byte_bounds;
 mod runtime_change_feed;
 mod runtime_changes;
 mod runtime_client_features;

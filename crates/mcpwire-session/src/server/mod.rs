@@ -70,9 +70,20 @@ pub struct ServerConfig {
     /// Methods extensions add to the stateless revision, served to clients
     /// that declare the extension (others get -32021).
     pub extension_methods: Vec<ExtensionMethod>,
+    /// The bytes of requests its sessions are handling, all together
+    /// ([`Limits::max_server_inbound_bytes_in_flight`](crate::Limits));
+    /// clones of the config share it.
+    inbound_bytes: crate::budget::SharedBytes,
 }
 
 impl ServerConfig {
+    /// The bytes of params of the requests its sessions are handling now,
+    /// all together (bounded by
+    /// [`Limits::max_server_inbound_bytes_in_flight`](crate::Limits)).
+    pub fn inbound_bytes_in_flight(&self) -> usize {
+        self.inbound_bytes.get()
+    }
+
     /// A server speaking every revision, offering `capabilities`.
     pub fn new(info: Implementation, capabilities: ServerCapabilities) -> Self {
         Self {
@@ -84,6 +95,7 @@ impl ServerConfig {
             timeouts: Timeouts::default(),
             discover_cache_hint: None,
             extension_methods: Vec::new(),
+            inbound_bytes: crate::budget::SharedBytes::default(),
         }
     }
 
@@ -177,7 +189,8 @@ pub struct ServerSession {
 impl ServerSession {
     /// A session of a server configured by `config`.
     pub fn new(config: Arc<ServerConfig>) -> Self {
-        let peer = Peer::new(config.limits, config.timeouts);
+        let peer = Peer::new(config.limits, config.timeouts)
+            .with_server_inbound_bytes(config.inbound_bytes.clone());
         let log_rate = RateLimit::per_second(config.limits.log_messages_per_second);
         Self {
             config,

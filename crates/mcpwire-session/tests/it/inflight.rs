@@ -2,11 +2,12 @@
 //! and a thousand requests each way between two sessions in memory.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::support::*;
 use mcpwire_jsonrpc::RequestId;
-use mcpwire_session::{Event, Limits, RequestOptions, SendError};
+use mcpwire_session::{Event, Limits, RequestOptions, SendError, ServerSession};
 use mcpwire_types::ProtocolVersion;
 use mcpwire_types::methods::{ClientResult, ServerRequest, ServerResult};
 use serde_json::json;
@@ -152,6 +153,53 @@ fn the_in_flight_byte_limit_answers_the_excess_with_an_error() {
     sent(&mut server);
     feed(&mut server, &call(6, 300), now);
     assert_eq!(only_request(events(&mut server)).id, id(6));
+}
+
+// The server-wide byte limit (Limits::max_server_inbound_bytes_in_flight)
+// holds over all the sessions of one config: one session's requests leave
+// less room for another's, and a session that ends gives its bytes back.
+#[test]
+fn the_server_wide_byte_limit_is_shared_by_its_sessions() {
+    let now = Instant::now();
+    let mut limits = Limits::default();
+    limits.max_server_inbound_bytes_in_flight = 1_000;
+    let config = Arc::new(server_config(json!({"tools": {}})).with_limits(limits));
+    let mut first = ServerSession::new(Arc::clone(&config));
+    let mut second = ServerSession::new(Arc::clone(&config));
+    initialize(&mut first, "2025-11-25", json!({}), now);
+    initialize(&mut second, "2025-11-25", json!({}), now);
+    let call = |n: i64| {
+        let arguments = json!({"text": "x".repeat(500)});
+        request(
+            n,
+            "tools/call",
+            json!({"name": "t", "arguments": arguments}),
+        )
+    };
+
+    feed(&mut first, &call(1), now);
+    let held = only_request(events(&mut first));
+    assert!(config.inbound_bytes_in_flight() > 500);
+    feed(&mut second, &call(1), now);
+    let refused = sent_one(&mut second);
+    assert_eq!(error_code(&refused), -32603);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("the server has")),
+        "{refused}"
+    );
+
+    first.respond(&held.id, Ok(tool_result("ok"))).unwrap();
+    sent(&mut first);
+    assert_eq!(config.inbound_bytes_in_flight(), 0);
+    feed(&mut second, &call(2), now);
+    assert_eq!(only_request(events(&mut second)).id, id(2));
+    // Ending with a request in flight gives its bytes back.
+    drop(second);
+    assert_eq!(config.inbound_bytes_in_flight(), 0);
+    feed(&mut first, &call(3), now);
+    assert_eq!(only_request(events(&mut first)).id, id(3));
 }
 
 // The outbound limit (Limits::max_outbound_in_flight) refuses to send more.

@@ -1,7 +1,8 @@
-//! Runtime tests of a client that does not read its answers: the runtime
-//! stops reading its requests once the answers waiting for it pass
-//! `Limits::max_backlog_bytes`, so large answers do not pile up in memory,
-//! and loses none of them.
+//! Runtime tests of the bounds in bytes: a client that does not read its
+//! answers stops being read once the answers waiting for it pass
+//! `Limits::max_backlog_bytes` (and loses none of them), and the requests
+//! all the sessions of a server hold are bounded together
+//! (`Limits::max_server_inbound_bytes_in_flight`).
 
 use crate::support;
 
@@ -14,7 +15,8 @@ use mcpwire_server::{Context, Server};
 use mcpwire_session::Limits;
 use mcpwire_types::{CallToolResult, Tool};
 use serde_json::json;
-use support::{WAIT, serve_with_capacity, texts};
+use support::{WAIT, serve, serve_with_capacity, texts};
+use tokio::sync::Notify;
 
 /// The size of each answer's text.
 const ANSWER: usize = 64 * 1024;
@@ -106,4 +108,52 @@ async fn a_client_that_does_not_read_large_answers_stops_being_read_and_loses_no
     }
     tokio::time::timeout(WAIT, sending).await.unwrap().unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), REQUESTS as usize);
+}
+
+/// A server whose `hold` tool waits for `gate`, with 1,000 bytes of
+/// requests in flight allowed over all its sessions.
+fn holding_server(gate: Arc<Notify>) -> Server {
+    let mut limits = Limits::default();
+    limits.max_server_inbound_bytes_in_flight = 1_000;
+    Server::builder("bounded", "1.0.0")
+        .limits(limits)
+        .tool(
+            Tool::new("hold", json!({"type": "object"})),
+            move |_ctx: Context, _args| {
+                let gate = Arc::clone(&gate);
+                async move {
+                    gate.notified().await;
+                    Ok(CallToolResult::text("held"))
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_sessions_of_a_server_share_one_bound_on_request_bytes_in_flight() {
+    let gate = Arc::new(Notify::new());
+    let server = holding_server(Arc::clone(&gate));
+    let (mut first, _first_task) = serve(&server);
+    let (mut second, _second_task) = serve(&server);
+    first.initialize("2025-06-18", json!({})).await;
+    second.initialize("2025-06-18", json!({})).await;
+    let params = json!({"name": "hold", "arguments": {"pad": "x".repeat(600)}});
+
+    first.send_request(1, "tools/call", params.clone()).await;
+    first.sync().await;
+    let refused = second.error(1, "tools/call", params.clone()).await;
+    assert_eq!(refused["code"], -32603, "{refused}");
+
+    // The first call's answer frees its bytes for the second session.
+    gate.notify_one();
+    let answer = first.recv().await;
+    assert_eq!(texts(&answer["result"]), ["held"]);
+    second.send_request(2, "tools/call", params).await;
+    second.sync().await;
+    gate.notify_one();
+    let answer = second.recv().await;
+    assert_eq!(answer["id"], 2);
+    assert_eq!(texts(&answer["result"]), ["held"]);
 }
