@@ -203,11 +203,24 @@ async fn run_scenario(runner: &Runner, url: &str, scenario: &str) -> Result<Vec<
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // Removed whatever happened (a runner that timed out left it before).
+    let outcome = run_scenario_in(runner, url, scenario, &dir).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+}
+
+/// [`run_scenario`] with the runner writing its results under `dir`.
+async fn run_scenario_in(
+    runner: &Runner,
+    url: &str,
+    scenario: &str,
+    dir: &Path,
+) -> Result<Vec<Value>, String> {
     let mut command = tokio::process::Command::new(&runner.program);
     command
         .args(&runner.args)
         .args(["server", "--url", url, "--scenario", scenario, "-o"])
-        .arg(&dir)
+        .arg(dir)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -219,8 +232,7 @@ async fn run_scenario(runner: &Runner, url: &str, scenario: &str) -> Result<Vec<
         .await
         .map_err(|_| format!("the runner took more than {SCENARIO_LIMIT:?}"))?
         .map_err(|e| e.to_string())?;
-    let found = checks_file(&dir);
-    let result = match found {
+    match checks_file(dir) {
         Some(path) => std::fs::read_to_string(&path)
             .map_err(|e| e.to_string())
             .and_then(|text| serde_json::from_str::<Vec<Value>>(&text).map_err(|e| e.to_string())),
@@ -229,9 +241,7 @@ async fn run_scenario(runner: &Runner, url: &str, scenario: &str) -> Result<Vec<
             let tail: String = stderr.lines().rev().take(5).collect::<Vec<_>>().join(" | ");
             Err(format!("no checks.json (exit {}): {tail}", output.status))
         }
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    }
 }
 
 /// The `checks.json` of the one scenario run under `dir`

@@ -82,23 +82,35 @@ pub(crate) fn lookup(path: &Path, name: &str) -> CliResult<Target> {
 mod tests {
     use super::*;
 
-    fn write(contents: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("mcpwire-cli-config-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{}.json", contents.len()));
+    /// A config file of a test's own, removed when dropped.
+    struct ConfigFile(PathBuf);
+
+    impl Drop for ConfigFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn write(contents: &str) -> ConfigFile {
+        let path = std::env::temp_dir().join(format!(
+            "mcpwire-cli-config-{}-{}.json",
+            std::process::id(),
+            contents.len()
+        ));
         std::fs::write(&path, contents).unwrap();
-        path
+        ConfigFile(path)
     }
 
     #[test]
     fn command_and_url_entries_become_targets() {
-        let path = write(
+        let file = write(
             r#"{"mcpServers": {
                 "local": {"command": "srv", "args": ["-v"], "env": {"A": "1"}, "cwd": "/tmp"},
                 "remote": {"url": "http://127.0.0.1:1/mcp", "headers": {"X-Key": "k"}}
             }}"#,
         );
-        match lookup(&path, "local").unwrap() {
+        let path = &file.0;
+        match lookup(path, "local").unwrap() {
             Target::Command {
                 program,
                 args,
@@ -112,7 +124,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match lookup(&path, "remote").unwrap() {
+        match lookup(path, "remote").unwrap() {
             Target::Url { url, headers } => {
                 assert_eq!(url, "http://127.0.0.1:1/mcp");
                 assert_eq!(headers, [("X-Key".to_owned(), "k".to_owned())]);
@@ -123,8 +135,9 @@ mod tests {
 
     #[test]
     fn unknown_names_and_ambiguous_entries_are_usage_errors() {
-        let path = write(r#"{"mcpServers": {"both": {"command": "a", "url": "http://x"}}}"#);
-        assert!(matches!(lookup(&path, "nope"), Err(CliError::Usage(m)) if m.contains("both")));
-        assert!(matches!(lookup(&path, "both"), Err(CliError::Usage(_))));
+        let file = write(r#"{"mcpServers": {"both": {"command": "a", "url": "http://x"}}}"#);
+        let path = &file.0;
+        assert!(matches!(lookup(path, "nope"), Err(CliError::Usage(m)) if m.contains("both")));
+        assert!(matches!(lookup(path, "both"), Err(CliError::Usage(_))));
     }
 }

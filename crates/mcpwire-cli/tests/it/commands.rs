@@ -173,7 +173,6 @@ fn images_are_saved_to_files_whose_paths_are_printed() {
         .trim_end_matches(']');
     let bytes = std::fs::read(path).unwrap();
     assert_eq!(&bytes[..4], b"\x89PNG");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -299,7 +298,7 @@ fn a_configured_server_name_is_a_target() {
     let dir = temp_dir("config");
     let path = dir.join("mcp.json");
     let config = json!({"mcpServers": {
-        "demo": {"command": mcpwire(), "args": ["serve-demo"], "env": {"DEMO": "1"}, "cwd": dir},
+        "demo": {"command": mcpwire(), "args": ["serve-demo"], "env": {"DEMO": "1"}, "cwd": &*dir},
         "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"X-Test": "1"}}
     }});
     std::fs::write(&path, config.to_string()).unwrap();
@@ -315,7 +314,6 @@ fn a_configured_server_name_is_a_target() {
     let out = run(&["--config", path.to_str().unwrap(), "ping", "missing"]);
     assert_eq!(out.code(), Some(2), "{out:?}");
     assert!(out.stderr.contains("demo, remote"), "{}", out.stderr);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -350,7 +348,6 @@ fn ctrl_c_cancels_the_call_in_flight_and_exits_130() {
         .find(|m| m["method"] == "notifications/cancelled")
         .unwrap_or_else(|| panic!("no cancellation reached the server:\n{input}"));
     assert_eq!(cancelled["params"]["requestId"], id);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

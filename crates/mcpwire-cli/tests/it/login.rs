@@ -123,7 +123,8 @@ fn run_with_tokens(args: &[&str], tokens: &std::path::Path) -> Outcome {
 #[test]
 fn login_stores_private_tokens_that_later_commands_use_until_logout() {
     let server = start_protected_server();
-    let tokens = temp_dir("login").join("config").join("tokens.json");
+    let dir = temp_dir("login");
+    let tokens = dir.join("config").join("tokens.json");
     let url = server.url.as_str();
 
     let out = run_with_tokens(&["inspect", url], &tokens);
@@ -164,7 +165,8 @@ fn logout_forgets_the_tokens(url: &str, tokens: &std::path::Path) {
 #[test]
 fn call_as_task_runs_through_the_stored_login() {
     let server = start_protected_server();
-    let tokens = temp_dir("login-tasks").join("tokens.json");
+    let dir = temp_dir("login-tasks");
+    let tokens = dir.join("tokens.json");
     let url = server.url.as_str();
     let out = run_with_tokens(&["login", url, "--redirect-capture"], &tokens);
     assert_eq!(out.code(), Some(0), "{out:?}");

@@ -113,8 +113,26 @@ pub(crate) fn interrupt(child: &Child) {
     assert!(status.success());
 }
 
+/// A directory of a test's own under the system's temporary directory,
+/// removed with what it holds when dropped (also when the test fails).
+pub(crate) struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A fresh directory under the system's temporary directory.
-pub(crate) fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> TempDir {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -122,7 +140,7 @@ pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("mcpwire-cli-{name}-{}-{stamp}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 /// `mcpwire bridge --listen 127.0.0.1:0 [EXTRA] -- mcpwire serve-demo`,
