@@ -78,7 +78,7 @@ pub(crate) fn write_packet(out: &mut impl Sink, packet: &Packet) {
     match packet {
         Packet::Single(message) => write_message(out, message),
         Packet::Batch(messages) => {
-            out.reserve_more(messages.iter().map(size_hint).sum::<usize>() + 2);
+            out.reserve_more(packet.size_hint());
             out.put(b"[");
             for (index, message) in messages.iter().enumerate() {
                 if index > 0 {

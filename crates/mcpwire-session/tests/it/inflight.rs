@@ -103,6 +103,16 @@ fn the_in_flight_limit_answers_the_excess_with_an_error() {
     assert_eq!(only_request(events(&mut server)).id, id(4));
 }
 
+/// A `tools/call` request `id` whose arguments carry `len` bytes of text.
+fn call_with_text(id: i64, len: usize) -> serde_json::Value {
+    let arguments = json!({"text": "x".repeat(len)});
+    request(
+        id,
+        "tools/call",
+        json!({"name": "t", "arguments": arguments}),
+    )
+}
+
 // The byte limit (Limits::max_inbound_bytes_in_flight) answers a request
 // whose params would pass it with an error, as the count limit does; a
 // request alone is always taken, and room frees up as requests finish.
@@ -113,18 +123,10 @@ fn the_in_flight_byte_limit_answers_the_excess_with_an_error() {
     limits.max_inbound_bytes_in_flight = 1_000;
     let mut server = server_with(server_config(json!({"tools": {}})).with_limits(limits));
     initialize(&mut server, "2025-11-25", json!({}), now);
-    let call = |n: i64, text_len: usize| {
-        let arguments = json!({"text": "x".repeat(text_len)});
-        request(
-            n,
-            "tools/call",
-            json!({"name": "t", "arguments": arguments}),
-        )
-    };
     // Alone, a request larger than the limit is taken.
-    feed(&mut server, &call(1, 1_500), now);
+    feed(&mut server, &call_with_text(1, 1_500), now);
     let alone = only_request(events(&mut server));
-    feed(&mut server, &call(2, 100), now);
+    feed(&mut server, &call_with_text(2, 100), now);
     let excess = sent_one(&mut server);
     assert_eq!(excess["id"], 2);
     assert_eq!(error_code(&excess), -32603);
@@ -139,7 +141,7 @@ fn the_in_flight_byte_limit_answers_the_excess_with_an_error() {
     sent(&mut server);
     // Small requests fit together; the one that would pass the limit does not.
     for n in 3..=5 {
-        feed(&mut server, &call(n, 300), now);
+        feed(&mut server, &call_with_text(n, 300), now);
     }
     let admitted = only_requests(events(&mut server));
     assert_eq!(admitted.len(), 2);
@@ -151,7 +153,7 @@ fn the_in_flight_byte_limit_answers_the_excess_with_an_error() {
         server.respond(&incoming.id, Ok(tool_result("ok"))).unwrap();
     }
     sent(&mut server);
-    feed(&mut server, &call(6, 300), now);
+    feed(&mut server, &call_with_text(6, 300), now);
     assert_eq!(only_request(events(&mut server)).id, id(6));
 }
 
@@ -168,19 +170,11 @@ fn the_server_wide_byte_limit_is_shared_by_its_sessions() {
     let mut second = ServerSession::new(Arc::clone(&config));
     initialize(&mut first, "2025-11-25", json!({}), now);
     initialize(&mut second, "2025-11-25", json!({}), now);
-    let call = |n: i64| {
-        let arguments = json!({"text": "x".repeat(500)});
-        request(
-            n,
-            "tools/call",
-            json!({"name": "t", "arguments": arguments}),
-        )
-    };
 
-    feed(&mut first, &call(1), now);
+    feed(&mut first, &call_with_text(1, 500), now);
     let held = only_request(events(&mut first));
     assert!(config.inbound_bytes_in_flight() > 500);
-    feed(&mut second, &call(1), now);
+    feed(&mut second, &call_with_text(1, 500), now);
     let refused = sent_one(&mut second);
     assert_eq!(error_code(&refused), -32603);
     assert!(
@@ -193,12 +187,12 @@ fn the_server_wide_byte_limit_is_shared_by_its_sessions() {
     first.respond(&held.id, Ok(tool_result("ok"))).unwrap();
     sent(&mut first);
     assert_eq!(config.inbound_bytes_in_flight(), 0);
-    feed(&mut second, &call(2), now);
+    feed(&mut second, &call_with_text(2, 500), now);
     assert_eq!(only_request(events(&mut second)).id, id(2));
     // Ending with a request in flight gives its bytes back.
     drop(second);
     assert_eq!(config.inbound_bytes_in_flight(), 0);
-    feed(&mut first, &call(3), now);
+    feed(&mut first, &call_with_text(3, 500), now);
     assert_eq!(only_request(events(&mut first)).id, id(3));
 }
 
