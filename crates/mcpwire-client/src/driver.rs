@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport, TransportReceiver};
 use mcpwire_session::{
-    ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, RequestOptions,
+    ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, Limits, RequestOptions,
     ResponseError, ServerView,
 };
 use mcpwire_types::ProgressNotificationParams;
@@ -101,6 +101,38 @@ struct Running {
 /// Why the session loop stopped.
 type Outcome = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
+/// When a backed-up outbox started waiting for a server that takes
+/// nothing (see [`Limits::max_backlog_wait`]).
+#[derive(Default)]
+struct StallWatch {
+    /// Since when, and how many batches had been written then.
+    since: Option<(tokio::time::Instant, u64)>,
+}
+
+impl StallWatch {
+    /// Notes the outbox's state; returns when the session must fail if
+    /// nothing is taken meanwhile, while it is backed up.
+    fn watch(
+        &mut self,
+        backed_up: bool,
+        batches_written: u64,
+        limits: Limits,
+    ) -> Option<tokio::time::Instant> {
+        if !backed_up {
+            self.since = None;
+            return None;
+        }
+        let (since, _) = match self.since {
+            Some((since, written)) if written == batches_written => (since, written),
+            _ => *self
+                .since
+                .insert((tokio::time::Instant::now(), batches_written)),
+        };
+        // A wait too long for the clock is no bound at all.
+        since.checked_add(limits.max_backlog_wait)
+    }
+}
+
 /// The state the engine does not keep: who waits for which answer, and
 /// which handlers run.
 pub(crate) struct Driver {
@@ -163,6 +195,8 @@ impl Driver {
         };
         let (sender, mut receiver) = transport.split();
         let mut outbox = Outbox::new(sender);
+        let limits = self.session.config().limits;
+        let mut stall = StallWatch::default();
         let outcome: Outcome = loop {
             self.drain_events();
             if self.failed {
@@ -171,10 +205,28 @@ impl Driver {
             while let Some(transmit) = self.session.poll_transmit() {
                 outbox.push(transmit);
             }
+            // The client keeps reading while the server reads nothing (the
+            // answers it waits for must arrive; if both sides stopped
+            // reading they could wait on each other), so a backed-up
+            // outbox holds its handlers' answers back, and a server that
+            // takes nothing for `max_backlog_wait` loses the session
+            // instead of growing it with pings and requests.
+            let backed_up = outbox.is_backed_up(limits.max_backlog_bytes);
+            let stalled_at = stall.watch(backed_up, outbox.batches_written(), limits);
+            if stalled_at.is_some_and(|at| at <= tokio::time::Instant::now()) {
+                break Err(format!(
+                    "the server took none of the messages sent to it for {:?}",
+                    limits.max_backlog_wait
+                )
+                .into());
+            }
             let deadline = self
                 .session
                 .poll_timeout()
-                .map(tokio::time::Instant::from_std);
+                .map(tokio::time::Instant::from_std)
+                .into_iter()
+                .chain(stalled_at)
+                .min();
             tokio::select! {
                 advanced = outbox.advance(), if outbox.busy() => {
                     if advanced.is_err() {
@@ -215,7 +267,7 @@ impl Driver {
                     None => break Ok(()),
                 },
                 Some(key) = cancels.recv() => self.cancel(key),
-                Some(message) = message_rx.recv() => self.on_handler_message(message),
+                Some(message) = message_rx.recv(), if !backed_up => self.on_handler_message(message),
                 () = sleep_until(deadline) => self.session.handle_timeout(now()),
             }
         };

@@ -36,9 +36,6 @@ use mcpwire_session::Outbox;
 /// How many handler messages may queue before handlers wait (back-pressure).
 const COMMAND_QUEUE: usize = 256;
 
-/// How many packets may wait for the writer before the driver stops reading.
-const MAX_BACKLOG: usize = 256;
-
 /// Tables keyed by the client's request ids: the engine's hasher, keyed
 /// once per process (it resists chosen collisions, and a table holds no
 /// key of its own).
@@ -209,9 +206,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
         // stop reading what it sends (each request would add an answer),
         // by count and by bytes (a few large answers are as much memory
         // as many small ones).
-        let room = |outbox: &Outbox<_>| {
-            outbox.backlog() < MAX_BACKLOG && outbox.backlog_bytes() < max_backlog_bytes
-        };
+        let room = |outbox: &Outbox<_>| !outbox.is_backed_up(max_backlog_bytes);
         // One timer for the engine's next deadline, the end of draining and
         // the shrinking of a quiet session, moved rather than made anew
         // each turn, and held only while one of them is due (an idle

@@ -38,6 +38,14 @@ pub struct Limits {
     /// more wait, a runtime stops reading the peer's messages, each of
     /// which could add an answer (back-pressure; nothing is dropped).
     pub max_backlog_bytes: usize,
+    /// How long messages over [`max_backlog_bytes`](Self::max_backlog_bytes)
+    /// (or 256 of them) may wait while the peer takes none of them; then
+    /// the session fails. A client session only: a client never stops
+    /// reading (its answers must arrive), so this bounds what a server
+    /// that reads nothing can make it hold by sending pings and requests.
+    /// A message that takes the peer longer than this to take whole counts
+    /// as nothing taken.
+    pub max_backlog_wait: Duration,
 }
 
 impl Default for Limits {
@@ -50,6 +58,7 @@ impl Default for Limits {
             max_inbound_bytes_in_flight: 64 * 1024 * 1024,
             max_server_inbound_bytes_in_flight: 256 * 1024 * 1024,
             max_backlog_bytes: 1024 * 1024,
+            max_backlog_wait: Duration::from_secs(60),
         }
     }
 }

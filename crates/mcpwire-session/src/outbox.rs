@@ -29,6 +29,10 @@ const BATCH: usize = 64;
 /// would otherwise leave the queue's byte count and still be held.
 const BATCH_BYTES: usize = 256 * 1024;
 
+/// How many packets may wait for a batch before the outbox is backed up
+/// (see [`Outbox::is_backed_up`]), whatever their size.
+const MAX_BACKLOG: usize = 256;
+
 /// A batch on its way out: it owns the sending half while it runs and
 /// gives it back with the outcome.
 type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>)>;
@@ -46,6 +50,8 @@ pub struct Outbox<S: TransportSender> {
     writing: Option<Writing<S>>,
     /// Why writing failed, until the driver asks.
     failure: Option<SendFailure>,
+    /// How many batches have been written whole: the peer's progress.
+    batches_written: u64,
 }
 
 impl<S: TransportSender> std::fmt::Debug for Outbox<S> {
@@ -67,6 +73,7 @@ impl<S: TransportSender> Outbox<S> {
             sender: Some(sender),
             writing: None,
             failure: None,
+            batches_written: 0,
         }
     }
 
@@ -98,6 +105,22 @@ impl<S: TransportSender> Outbox<S> {
         self.queued_bytes
     }
 
+    /// Whether the peer is behind: 256 packets or `max_bytes` (by
+    /// [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint)) wait.
+    /// A server's driver stops reading while it is (each request would add
+    /// an answer); a client's stops taking its handlers' answers, and gives
+    /// the session up when the server takes nothing for too long
+    /// ([`Limits::max_backlog_wait`](crate::Limits::max_backlog_wait)).
+    pub fn is_backed_up(&self, max_bytes: usize) -> bool {
+        self.queue.len() >= MAX_BACKLOG || self.queued_bytes >= max_bytes
+    }
+
+    /// How many batches the transport has taken whole so far: a count
+    /// that stands still while the peer reads nothing.
+    pub fn batches_written(&self) -> u64 {
+        self.batches_written
+    }
+
     /// Whether there is writing to do (or a failure to report).
     pub fn busy(&self) -> bool {
         self.writing.is_some() || !self.queue.is_empty()
@@ -123,6 +146,7 @@ impl<S: TransportSender> Outbox<S> {
                     self.failure = Some(error);
                     return Poll::Ready(Err(()));
                 }
+                self.batches_written += 1;
                 self.sender = Some(sender);
             }
             if self.queue.is_empty() {

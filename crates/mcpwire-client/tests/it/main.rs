@@ -8,6 +8,7 @@
     reason = "test helpers: a panic is a failed assertion, as clippy.toml allows inside tests"
 )]
 
+mod backlog;
 mod cache;
 mod calls;
 mod cancel;
