@@ -120,9 +120,11 @@ impl ServerBuilder {
 
     /// Runs `handler` whenever a client says its roots changed
     /// (`notifications/roots/list_changed`, ROOTS-02). Each session runs it
-    /// for one notification at a time, in the order they arrived; the
-    /// [`RootsContext`](crate::RootsContext) it gets can ask the client for
-    /// its roots (`list_roots`).
+    /// one run at a time, and once more after every notification: those
+    /// that arrive while it runs are merged into a single next run (the
+    /// notification says only "changed", and a flood of them costs one
+    /// pending run). The [`RootsContext`](crate::RootsContext) it gets can
+    /// ask the client for its roots (`list_roots`).
     pub fn on_roots_list_changed<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(crate::RootsContext) -> Fut + Send + Sync + 'static,

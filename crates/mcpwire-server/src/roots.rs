@@ -1,14 +1,16 @@
 //! The application's hook on `notifications/roots/list_changed` (ROOTS-02):
-//! each session runs the hook for its notifications one after another, in
-//! the order they arrived, in a task of its own (so the hook may ask the
-//! client for its roots while the session goes on).
+//! each session runs the hook one run at a time, in a task of its own (so
+//! the hook may ask the client for its roots while the session goes on).
+//! The notification carries nothing but "changed", so those that arrive
+//! while a run is going on are merged into one more run: a client that
+//! floods them costs one pending run, not a queue that grows with them.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use mcpwire_types::methods::{ClientResult, ServerRequest};
 use mcpwire_types::{ClientCapabilities, ListRootsResult, ProtocolVersion};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::context::Command;
@@ -86,12 +88,16 @@ impl RootsContext {
 /// stopped with the session.
 #[derive(Default)]
 pub(crate) struct RootsWatcher {
-    running: Option<(mpsc::UnboundedSender<RootsContext>, JoinHandle<()>)>,
+    /// The context of the latest notification not yet run for (marked
+    /// changed until the runner takes it), and the runner.
+    running: Option<(watch::Sender<Option<RootsContext>>, JoinHandle<()>)>,
 }
 
 impl RootsWatcher {
-    /// Queues one run of `hook` for a notification of the session whose
-    /// client is described by `version` and `client_capabilities`.
+    /// Asks for one more run of `hook` for a notification of the session
+    /// whose client is described by `version` and `client_capabilities`:
+    /// at once when none is going on, otherwise when the current one
+    /// ends (one run for all the notifications that came meanwhile).
     pub(crate) fn changed(
         &mut self,
         hook: &RootsChangedFn,
@@ -99,23 +105,27 @@ impl RootsWatcher {
         version: ProtocolVersion,
         client_capabilities: Arc<ClientCapabilities>,
     ) {
-        let (queue, _) = self.running.get_or_insert_with(|| {
-            let (queue, mut notifications) = mpsc::unbounded_channel::<RootsContext>();
+        let (latest, _) = self.running.get_or_insert_with(|| {
+            let (latest, mut changes) = watch::channel(None::<RootsContext>);
             let hook = Arc::clone(hook);
-            // One run at a time: the hook sees the notifications in order.
+            // One run at a time, each started after the notifications it
+            // answers: the last run always sees the last change.
             let task = tokio::spawn(async move {
-                while let Some(context) = notifications.recv().await {
-                    hook(context).await;
+                while changes.changed().await.is_ok() {
+                    let context = changes.borrow_and_update().clone();
+                    if let Some(context) = context {
+                        hook(context).await;
+                    }
                 }
             });
-            (queue, task)
+            (latest, task)
         });
         let context = RootsContext {
             commands: commands.clone(),
             version,
             client_capabilities,
         };
-        let _ = queue.send(context);
+        latest.send_replace(Some(context));
     }
 
     /// Whether the hook's runner was started (it then lives as long as the

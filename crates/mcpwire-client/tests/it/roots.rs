@@ -160,10 +160,11 @@ async fn set_roots_answer_the_server_in_both_eras_and_a_handlers_web_root_is_ref
     .await;
 }
 
-/// ROOTS-02 on the server: its `on_roots_list_changed` hook runs once per
-/// notification, one run at a time, and can ask the client for the roots.
+/// ROOTS-02 on the server: its `on_roots_list_changed` hook runs one run at
+/// a time, once more after every change (changes during a run merge into
+/// the next), and can ask the client for the roots.
 #[tokio::test]
-async fn the_server_hook_sees_each_roots_change_in_turn_and_lists_the_new_roots_roots_02() {
+async fn the_server_hook_runs_one_at_a_time_and_its_last_run_lists_the_last_roots_roots_02() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -203,13 +204,81 @@ async fn the_server_hook_sees_each_roots_change_in_turn_and_lists_the_new_roots_
         for uri in ["file:///a", "file:///b", "file:///c"] {
             client.set_roots(vec![Root::new(uri)]).await.unwrap();
         }
-        let mut answers = Vec::new();
-        for _ in 0..3 {
-            answers.push(seen_rx.recv().await.unwrap());
+        // The last run started after the last change, so it lists it;
+        // the first started after the first: at most three runs.
+        let mut runs = 0;
+        loop {
+            runs += 1;
+            assert!(runs <= 3, "more runs than changes");
+            if seen_rx.recv().await.unwrap() == ["file:///c"] {
+                break;
+            }
         }
         assert_eq!(overlapped.load(Ordering::SeqCst), 0, "runs overlapped");
-        // The last run started after the last change, so it lists it.
-        assert_eq!(answers[2], ["file:///c"]);
+        client.close().await;
+    })
+    .await;
+}
+
+/// A client that floods `notifications/roots/list_changed` while the hook
+/// runs costs the server one more run, not one per notification: nothing
+/// it holds grows with the flood.
+#[tokio::test]
+async fn a_flood_of_roots_changes_during_a_run_is_merged_into_one_more_run() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const FLOOD: usize = 2_000;
+    bounded(async {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (started, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
+        let gate = Arc::new(tokio::sync::Semaphore::new(0));
+        let (runs_hook, gate_hook) = (Arc::clone(&runs), Arc::clone(&gate));
+        let server = Server::builder("roots-flood", "1")
+            .on_roots_list_changed(move |_ctx: mcpwire_server::RootsContext| {
+                let (runs, gate, started) = (
+                    Arc::clone(&runs_hook),
+                    Arc::clone(&gate_hook),
+                    started.clone(),
+                );
+                async move {
+                    let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
+                    let _ = started.send(run);
+                    // The first run waits until the flood has been sent.
+                    if run == 1 {
+                        let _ = gate.acquire().await.map(|permit| permit.forget());
+                    }
+                }
+            })
+            .build()
+            .unwrap();
+        let client = Client::builder(roots_config(ProtocolVersion::V2025_06_18, true))
+            .connect(serve(&server))
+            .await
+            .unwrap();
+        client
+            .set_roots(vec![Root::new("file:///first")])
+            .await
+            .unwrap();
+        assert_eq!(started_rx.recv().await, Some(1));
+        for n in 0..FLOOD {
+            client
+                .set_roots(vec![Root::new(format!("file:///{n}"))])
+                .await
+                .unwrap();
+        }
+        // A ping's answer comes after the server has taken every
+        // notification sent before it.
+        client.ping().await.unwrap();
+        gate.add_permits(1);
+        assert_eq!(started_rx.recv().await, Some(2));
+        // Anything else the runner had would start at once; a quiet
+        // 300 ms (ample on a loaded machine for a run that is due) shows
+        // there is none.
+        let more =
+            tokio::time::timeout(std::time::Duration::from_millis(300), started_rx.recv()).await;
+        assert!(more.is_err(), "a third run started: {more:?}");
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
         client.close().await;
     })
     .await;
