@@ -246,7 +246,7 @@ async fn a_flood_of_roots_changes_during_a_run_is_merged_into_one_more_run() {
                     let _ = started.send(run);
                     // The first run waits until the flood has been sent.
                     if run == 1 {
-                        let _ = gate.acquire().await.map(|permit| permit.forget());
+                        let _permit = gate.acquire().await;
                     }
                 }
             })
