@@ -11,8 +11,20 @@ use mcpwire::jsonrpc::{
 };
 use serde_json::Value;
 
+/// How many client requests the relay remembers at once; past it the
+/// oldest is forgotten. Remembering only routes the server's
+/// notifications and requests to the right stream (an answer is routed by
+/// its own id), so forgetting loses nothing but that guess.
+const MAX_REMEMBERED: usize = 4096;
+
+/// The longest request id or progress token (its JSON text) remembered:
+/// the client picks them, and the table must stay small whatever it sends.
+const MAX_KEY_BYTES: usize = 1024;
+
 /// The client requests awaiting an answer, so that what the server sends
-/// meanwhile can be put on the right stream.
+/// meanwhile can be put on the right stream. Bounded: an entry ends with
+/// the request's answer or its cancellation, and there are at most
+/// [`MAX_REMEMBERED`] of at most [`MAX_KEY_BYTES`] each.
 #[derive(Default)]
 struct InFlight {
     /// Request ids in the order they came.
@@ -34,15 +46,58 @@ fn progress_token(params: Option<&mcpwire::jsonrpc::RawJson>, at_top: bool) -> O
     token.map(ToString::to_string)
 }
 
+/// The `requestId` of `notifications/cancelled` params.
+fn cancelled_request(params: Option<&mcpwire::jsonrpc::RawJson>) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct Cancelled {
+        #[serde(rename = "requestId")]
+        request_id: RequestId,
+    }
+    serde_json::from_str::<Cancelled>(params?.get())
+        .ok()
+        .map(|cancelled| cancelled.request_id)
+}
+
 impl InFlight {
     /// Notes a message going from the client to the server.
     fn outgoing(&mut self, message: &Message) {
-        if let Message::Request(request) = message {
-            self.requests.push(request.id.clone());
-            if let Some(token) = progress_token(request.params.as_ref(), false) {
-                self.tokens.insert(token, request.id.clone());
+        match message {
+            Message::Request(request) => {
+                if request
+                    .id
+                    .as_str()
+                    .is_some_and(|id| id.len() > MAX_KEY_BYTES)
+                {
+                    return;
+                }
+                if self.requests.len() >= MAX_REMEMBERED {
+                    let oldest = self.requests.remove(0);
+                    self.forget(&oldest);
+                }
+                self.requests.push(request.id.clone());
+                if let Some(token) = progress_token(request.params.as_ref(), false)
+                    .filter(|token| token.len() <= MAX_KEY_BYTES)
+                {
+                    self.tokens.insert(token, request.id.clone());
+                }
             }
+            // A cancelled request gets no answer (CANCEL-05): its entry
+            // would otherwise stay for the whole session.
+            Message::Notification(notification)
+                if notification.method == "notifications/cancelled" =>
+            {
+                if let Some(id) = cancelled_request(notification.params.as_ref()) {
+                    self.requests.retain(|pending| pending != &id);
+                    self.forget(&id);
+                }
+            }
+            _ => {}
         }
+    }
+
+    /// Drops the progress tokens of request `id`.
+    fn forget(&mut self, id: &RequestId) {
+        self.tokens.retain(|_, pending| pending != id);
     }
 
     /// The client request a message from the server belongs to; an answer
@@ -52,7 +107,7 @@ impl InFlight {
             Message::Response(_) | Message::Error(_) => {
                 let id = message.id()?.clone();
                 self.requests.retain(|pending| pending != &id);
-                self.tokens.retain(|_, pending| pending != &id);
+                self.forget(&id);
                 Some(id)
             }
             Message::Notification(notification)
@@ -202,5 +257,51 @@ mod tests {
         assert_eq!(in_flight.related(&answer.into()), Some(RequestId::from(1)));
         assert_eq!(in_flight.related(&log.into()), None);
         assert!(in_flight.tokens.is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_request_is_forgotten_although_it_gets_no_answer() {
+        let mut in_flight = InFlight::default();
+        let call = Request::new(
+            "c1",
+            "tools/call",
+            &json!({"_meta": {"progressToken": "t"}}),
+        )
+        .unwrap();
+        in_flight.outgoing(&call.into());
+        let cancel = Notification::new(
+            "notifications/cancelled",
+            &json!({"requestId": "c1", "reason": "timed out"}),
+        )
+        .unwrap();
+        in_flight.outgoing(&cancel.into());
+        assert!(in_flight.requests.is_empty());
+        assert!(in_flight.tokens.is_empty());
+    }
+
+    #[test]
+    fn the_table_stays_bounded_whatever_the_client_sends() {
+        let mut in_flight = InFlight::default();
+        for n in 0..MAX_REMEMBERED * 2 {
+            let token = format!("t{n}");
+            let call = Request::new(
+                n as i64,
+                "tools/call",
+                &json!({"_meta": {"progressToken": token}}),
+            )
+            .unwrap();
+            in_flight.outgoing(&call.into());
+        }
+        assert_eq!(in_flight.requests.len(), MAX_REMEMBERED);
+        assert_eq!(in_flight.tokens.len(), MAX_REMEMBERED);
+        // The newest are the ones kept.
+        assert_eq!(
+            in_flight.requests.last(),
+            Some(&RequestId::from((MAX_REMEMBERED * 2 - 1) as i64))
+        );
+        let long_id = "x".repeat(MAX_KEY_BYTES + 1);
+        let call = Request::new(long_id.as_str(), "tools/call", &json!({})).unwrap();
+        in_flight.outgoing(&call.into());
+        assert_eq!(in_flight.requests.len(), MAX_REMEMBERED);
     }
 }

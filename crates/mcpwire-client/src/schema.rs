@@ -16,7 +16,15 @@ use serde_json::{Map, Value};
 /// A tool's output schema, compiled, or why it cannot be used.
 pub(crate) type OutputSchema = Arc<Result<CompiledSchema, String>>;
 
-/// Output schemas by tool name, as last seen in `tools/list`.
+/// How many tools' output schemas the cache holds: a server that lists new
+/// names on every page, and never says its list changed, must not grow the
+/// client without bound. Past it the cache forgets another tool's schema
+/// for each new one (a tool whose schema is forgotten has its results
+/// taken unchecked until it is listed again).
+const MAX_SCHEMAS: usize = 1024;
+
+/// Output schemas by tool name, as last seen in `tools/list`; at most
+/// [`MAX_SCHEMAS`] of them, each within the schema size limits.
 #[derive(Default)]
 pub(crate) struct SchemaCache {
     tools: Mutex<HashMap<String, OutputSchema>>,
@@ -44,7 +52,15 @@ impl SchemaCache {
         let mut map = self.map();
         for (name, schema) in compiled {
             match schema {
-                Some(schema) => map.insert(name, schema),
+                Some(schema) => {
+                    if map.len() >= MAX_SCHEMAS && !map.contains_key(&name) {
+                        let older = map.keys().next().cloned();
+                        if let Some(older) = older {
+                            map.remove(&older);
+                        }
+                    }
+                    map.insert(name, schema)
+                }
                 None => map.remove(&name),
             };
         }
@@ -95,6 +111,24 @@ mod tests {
         let mut tool = Tool::without_arguments(name);
         tool.output_schema = schema.as_object().cloned();
         tool
+    }
+
+    #[test]
+    fn the_cache_holds_a_bounded_number_of_schemas_and_the_newest_listed() {
+        let cache = SchemaCache::default();
+        let schema = json!({"type": "object"});
+        for page in 0..4 {
+            let tools: Vec<Tool> = (0..MAX_SCHEMAS / 2)
+                .map(|n| tool_with_output(&format!("tool-{page}-{n}"), &schema))
+                .collect();
+            cache.learn(&tools);
+        }
+        assert_eq!(cache.map().len(), MAX_SCHEMAS);
+        assert!(
+            cache
+                .get(&format!("tool-3-{}", MAX_SCHEMAS / 2 - 1))
+                .is_some()
+        );
     }
 
     #[test]
