@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use mcpwire_jsonrpc::{ErrorObject, RequestId, Transport, TransportReceiver};
 use mcpwire_session::{
-    ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, Limits, RequestOptions,
+    ClientConfig, ClientEvent, ClientSession, Event, IncomingRequest, RequestOptions,
     ResponseError, ServerView,
 };
 use mcpwire_types::ProgressNotificationParams;
@@ -101,38 +101,6 @@ struct Running {
 /// Why the session loop stopped.
 type Outcome = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
-/// When a backed-up outbox started waiting for a server that takes
-/// nothing (see [`Limits::max_backlog_wait`]).
-#[derive(Default)]
-struct StallWatch {
-    /// Since when, and how many batches had been written then.
-    since: Option<(tokio::time::Instant, u64)>,
-}
-
-impl StallWatch {
-    /// Notes the outbox's state; returns when the session must fail if
-    /// nothing is taken meanwhile, while it is backed up.
-    fn watch(
-        &mut self,
-        backed_up: bool,
-        batches_written: u64,
-        limits: Limits,
-    ) -> Option<tokio::time::Instant> {
-        if !backed_up {
-            self.since = None;
-            return None;
-        }
-        let (since, _) = match self.since {
-            Some((since, written)) if written == batches_written => (since, written),
-            _ => *self
-                .since
-                .insert((tokio::time::Instant::now(), batches_written)),
-        };
-        // A wait too long for the clock is no bound at all.
-        since.checked_add(limits.max_backlog_wait)
-    }
-}
-
 /// The state the engine does not keep: who waits for which answer, and
 /// which handlers run.
 pub(crate) struct Driver {
@@ -196,7 +164,6 @@ impl Driver {
         let (sender, mut receiver) = transport.split();
         let mut outbox = Outbox::new(sender);
         let limits = self.session.config().limits;
-        let mut stall = StallWatch::default();
         let outcome: Outcome = loop {
             self.drain_events();
             if self.failed {
@@ -212,7 +179,9 @@ impl Driver {
             // takes nothing for `max_backlog_wait` loses the session
             // instead of growing it with pings and requests.
             let backed_up = outbox.is_backed_up(limits.max_backlog_bytes);
-            let stalled_at = stall.watch(backed_up, outbox.batches_written(), limits);
+            let stalled_at = outbox
+                .stall_deadline(limits.max_backlog_bytes, limits.max_backlog_wait, now)
+                .map(tokio::time::Instant::from_std);
             if stalled_at.is_some_and(|at| at <= tokio::time::Instant::now()) {
                 break Err(format!(
                     "the server took none of the messages sent to it for {:?}",

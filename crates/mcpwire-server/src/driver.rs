@@ -202,6 +202,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
         } = self;
         let drain_timeout = driver.server.inner.drain_timeout;
         let max_backlog_bytes = driver.server.inner.config.limits.max_backlog_bytes;
+        let max_backlog_wait = driver.server.inner.config.limits.max_backlog_wait;
         // Back-pressure: while the client does not read what we send,
         // stop reading what it sends (each request would add an answer),
         // by count and by bytes (a few large answers are as much memory
@@ -229,7 +230,22 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                 .session
                 .poll_timeout()
                 .map(tokio::time::Instant::from_std);
-            let wake = [deadline, draining, quiet.arm(driver.received)]
+            // Reading has stopped while the client reads nothing, but
+            // handlers' progress and change announcements still queue: a
+            // client that takes none of it for `max_backlog_wait` loses
+            // the session.
+            let stalled_at = outbox
+                .stall_deadline(max_backlog_bytes, max_backlog_wait, now)
+                .map(tokio::time::Instant::from_std);
+            if stalled_at.is_some_and(|at| at <= tokio::time::Instant::now()) {
+                break Err(ServeError::Transport(
+                    format!(
+                        "the client took none of the messages sent to it for {max_backlog_wait:?}"
+                    )
+                    .into(),
+                ));
+            }
+            let wake = [deadline, draining, quiet.arm(driver.received), stalled_at]
                 .into_iter()
                 .flatten()
                 .min();

@@ -40,11 +40,13 @@ pub struct Limits {
     pub max_backlog_bytes: usize,
     /// How long messages over [`max_backlog_bytes`](Self::max_backlog_bytes)
     /// (or 256 of them) may wait while the peer takes none of them; then
-    /// the session fails. A client session only: a client never stops
-    /// reading (its answers must arrive), so this bounds what a server
-    /// that reads nothing can make it hold by sending pings and requests.
-    /// A message that takes the peer longer than this to take whole counts
-    /// as nothing taken.
+    /// the session fails. A server stops reading such a client, but its
+    /// handlers' progress and its change announcements still queue; a
+    /// client never stops reading (its answers must arrive), so a server
+    /// that reads nothing would grow it with every ping and request. This
+    /// bounds both in time (see `Outbox::stall_deadline`). A message that
+    /// takes the peer longer than this to take whole counts as nothing
+    /// taken.
     pub max_backlog_wait: Duration,
 }
 

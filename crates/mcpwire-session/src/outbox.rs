@@ -12,6 +12,7 @@
 
 use std::collections::VecDeque;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use mcpwire_jsonrpc::{BoxFuture, TransportSender};
 
@@ -52,6 +53,9 @@ pub struct Outbox<S: TransportSender> {
     failure: Option<SendFailure>,
     /// How many batches have been written whole: the peer's progress.
     batches_written: u64,
+    /// Since when the outbox has been backed up with nothing taken, and
+    /// the batch count then (see [`stall_deadline`](Self::stall_deadline)).
+    stalled_since: Option<(Instant, u64)>,
 }
 
 impl<S: TransportSender> std::fmt::Debug for Outbox<S> {
@@ -74,6 +78,7 @@ impl<S: TransportSender> Outbox<S> {
             writing: None,
             failure: None,
             batches_written: 0,
+            stalled_since: None,
         }
     }
 
@@ -115,10 +120,37 @@ impl<S: TransportSender> Outbox<S> {
         self.queue.len() >= MAX_BACKLOG || self.queued_bytes >= max_bytes
     }
 
-    /// How many batches the transport has taken whole so far: a count
-    /// that stands still while the peer reads nothing.
-    pub fn batches_written(&self) -> u64 {
-        self.batches_written
+    /// When the session must fail because the peer takes nothing: while
+    /// the outbox [is backed up](Self::is_backed_up) by `max_bytes`, `wait`
+    /// after the last batch the peer took whole (or after the outbox
+    /// backed up); `None` while it is not backed up (or the deadline is
+    /// beyond the clock). `now` is read only while it is backed up.
+    ///
+    /// Reading stops while the outbox is backed up (or, for a client that
+    /// must read on, its handlers' answers wait), but what a session
+    /// sends on its own (progress, change announcements, pings, answers
+    /// the engine gives) still adds to it: this bounds in time what a peer
+    /// that reads nothing can make a session hold
+    /// ([`Limits::max_backlog_wait`](crate::Limits::max_backlog_wait)).
+    pub fn stall_deadline(
+        &mut self,
+        max_bytes: usize,
+        wait: Duration,
+        now: impl FnOnce() -> Instant,
+    ) -> Option<Instant> {
+        if !self.is_backed_up(max_bytes) {
+            self.stalled_since = None;
+            return None;
+        }
+        let since = match self.stalled_since {
+            Some((since, written)) if written == self.batches_written => since,
+            _ => {
+                let since = now();
+                self.stalled_since = Some((since, self.batches_written));
+                since
+            }
+        };
+        since.checked_add(wait)
     }
 
     /// Whether there is writing to do (or a failure to report).

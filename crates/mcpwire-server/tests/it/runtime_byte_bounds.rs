@@ -157,3 +157,59 @@ async fn the_sessions_of_a_server_share_one_bound_on_request_bytes_in_flight() {
     assert_eq!(answer["id"], 2);
     assert_eq!(texts(&answer["result"]), ["held"]);
 }
+
+/// A client that stops reading while a handler keeps reporting progress:
+/// reading stops, but the handler's messages still queue, so once the
+/// client has taken nothing for `Limits::max_backlog_wait` the session
+/// ends instead of growing with them.
+#[tokio::test]
+async fn a_client_that_takes_nothing_while_a_handler_reports_loses_the_session_after_the_backlog_wait()
+ {
+    let mut limits = Limits::default();
+    limits.max_backlog_wait = Duration::from_millis(300);
+    let reports = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&reports);
+    let server = Server::builder("chatty", "1.0.0")
+        .limits(limits)
+        .tool(
+            Tool::new("chatty", json!({"type": "object"})),
+            move |ctx: Context, _args| {
+                let counted = Arc::clone(&counted);
+                async move {
+                    // Reports until the session is gone; bounded by the
+                    // test's own timeout, not by a count.
+                    while !ctx.is_cancelled() {
+                        // Progress must grow (PROG-03) to be sent.
+                        let report = counted.fetch_add(1, Ordering::SeqCst) + 1;
+                        ctx.progress(report as f64, None, Some("still going")).await;
+                        tokio::task::yield_now().await;
+                    }
+                    Ok(CallToolResult::text("done"))
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let (mut peer, task) = serve_with_capacity(&server, 2);
+    peer.initialize("2025-06-18", json!({})).await;
+    peer.send(json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "chatty", "arguments": {}, "_meta": {"progressToken": "p"}}
+    }))
+    .await;
+    // The client never reads again. The session must end well within the
+    // bound (the wait is 300 ms; WAIT leaves room for a slow machine).
+    let ended = tokio::time::timeout(WAIT, task).await;
+    let outcome = ended
+        .expect("the session outlived the backlog wait")
+        .unwrap();
+    let error = outcome
+        .expect_err("the session ends with an error")
+        .to_string();
+    assert!(error.contains("took none"), "{error}");
+    assert!(
+        reports.load(Ordering::SeqCst) > 256,
+        "the handler did not get to fill the outbox"
+    );
+    drop(peer);
+}
