@@ -634,8 +634,13 @@ impl Driver {
                 }
                 let capabilities = &self.server.inner.config.capabilities;
                 let rare = self.rare.get_or_insert_with(Box::default);
-                rare.listens
-                    .open(&mut self.session, id, &params.notifications, capabilities);
+                rare.listens.open(
+                    &mut self.session,
+                    id,
+                    &params.notifications,
+                    capabilities,
+                    limit,
+                );
                 return;
             }
             ClientRequest::Unsubscribe(params) => {

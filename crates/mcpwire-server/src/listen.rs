@@ -24,15 +24,17 @@ pub(crate) struct Listens {
 impl Listens {
     /// Opens the subscription of request `id`: acknowledges the part of
     /// `requested` the server can honor (the acknowledgement is the first
-    /// message of the subscription) and keeps it until it ends.
+    /// message of the subscription), with at most `max_uris` distinct
+    /// resource URIs, and keeps it until it ends.
     pub(crate) fn open(
         &mut self,
         session: &mut ServerSession,
         id: RequestId,
         requested: &SubscriptionFilter,
         capabilities: &ServerCapabilities,
+        max_uris: usize,
     ) {
-        let accepted = accepted_filter(requested, capabilities);
+        let accepted = accepted_filter(requested, capabilities, max_uris);
         let ack = SubscriptionsAcknowledgedNotificationParams::new(&id, accepted.clone());
         let notification = ServerNotification::SubscriptionsAcknowledged(Box::new(ack));
         if let Err(error) = session.notify(notification, Some(&id)) {
@@ -108,17 +110,29 @@ impl Listens {
 }
 
 /// The part of `requested` the server honors: list changes it declared
-/// `listChanged` for, resource updates if it declared `subscribe`. The
-/// rest is omitted from the acknowledgement, as the spec asks, and never sent.
+/// `listChanged` for, resource updates if it declared `subscribe`, for the
+/// first `max_uris` distinct URIs (`Limits::max_subscriptions`: each is
+/// kept for the subscription's life, and a missed change is answered with
+/// an update per URI). The rest is omitted from the acknowledgement, as
+/// the spec asks ("the subset the server agreed to honor"), and never sent.
 fn accepted_filter(
     requested: &SubscriptionFilter,
     capabilities: &ServerCapabilities,
+    max_uris: usize,
 ) -> SubscriptionFilter {
     let honored = |wanted: bool, supported: bool| (wanted && supported).then_some(true);
     let resource_subscriptions = requested
         .resource_subscriptions
-        .clone()
-        .filter(|_| capabilities.supports_resource_subscribe());
+        .as_ref()
+        .filter(|_| capabilities.supports_resource_subscribe())
+        .map(|uris| {
+            let mut seen = BTreeSet::new();
+            uris.iter()
+                .filter(|uri| seen.insert(uri.as_str()))
+                .take(max_uris)
+                .cloned()
+                .collect()
+        });
     SubscriptionFilter {
         tools_list_changed: honored(
             requested.wants_tools_list_changed(),

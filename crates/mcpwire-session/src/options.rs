@@ -16,7 +16,9 @@ pub struct Limits {
     pub log_messages_per_second: u32,
     /// Resource URIs one session may be subscribed to (`resources/subscribe`)
     /// and `subscriptions/listen` requests it may hold open, each; one more
-    /// is refused with an Invalid Request error naming the limit.
+    /// is refused with an Invalid Request error naming the limit. One
+    /// listen request is honored for at most this many distinct resource
+    /// URIs (the first ones; its acknowledgement names them).
     pub max_subscriptions: usize,
     /// Bytes of requests from the peer being handled at once (their
     /// params, as received): one more request that would pass it is

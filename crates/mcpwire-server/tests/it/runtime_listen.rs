@@ -218,3 +218,26 @@ async fn the_end_of_the_session_ends_subscriptions_with_a_completion_result() {
     assert!(peer.next().await.is_none());
     task.await.unwrap().unwrap();
 }
+
+/// A listen request naming more resources than `Limits::max_subscriptions`
+/// (or the same one many times) is honored for the first distinct URIs up
+/// to the limit, and the acknowledgement says so: what one request makes
+/// the session keep, and fan out on a missed change, stays bounded.
+#[tokio::test]
+async fn listen_honors_at_most_max_subscriptions_distinct_resource_uris() {
+    let mut limits = mcpwire_session::Limits::default();
+    limits.max_subscriptions = 3;
+    let server = Server::builder("listen", "1.0.0")
+        .enable_resources()
+        .limits(limits)
+        .build()
+        .unwrap();
+    let (mut peer, _task) = serve(&server);
+    let mut uris = vec![CONFIG.to_owned(), CONFIG.to_owned()];
+    uris.extend((0..1000).map(|n| format!("file:///project/{n}.json")));
+    let ack = listen(&mut peer, 1, json!({"resourceSubscriptions": uris})).await;
+    assert_eq!(
+        ack["params"]["notifications"]["resourceSubscriptions"],
+        json!([CONFIG, "file:///project/0.json", "file:///project/1.json"])
+    );
+}
