@@ -31,6 +31,12 @@ pub struct RedisConfig {
     pub events_per_stream: usize,
     /// Events kept per session, across its streams (at least 1).
     pub events_per_session: usize,
+    /// Bytes of events kept per session, across its streams (4 MiB by
+    /// default, as the in-memory store): past it the oldest go, and an
+    /// event larger than it is not kept. Redis holds each session's log
+    /// until its TTL; how many sessions there are is the server's
+    /// `max_sessions` per instance.
+    pub event_bytes_per_session: usize,
 }
 
 impl RedisConfig {
@@ -44,6 +50,7 @@ impl RedisConfig {
             route_ttl: Duration::from_secs(30),
             events_per_stream: 1024,
             events_per_session: 4096,
+            event_bytes_per_session: 4 * 1024 * 1024,
         }
     }
 
@@ -72,6 +79,13 @@ impl RedisConfig {
     #[must_use]
     pub fn route_ttl(mut self, ttl: Duration) -> Self {
         self.route_ttl = ttl;
+        self
+    }
+
+    /// Sets the bytes of events kept per session.
+    #[must_use]
+    pub fn retention_bytes(mut self, per_session: usize) -> Self {
+        self.event_bytes_per_session = per_session;
         self
     }
 

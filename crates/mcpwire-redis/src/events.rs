@@ -1,11 +1,13 @@
 //! `RedisEventStore`: the event log of every stream in Redis lists, with
-//! the same bounded retention as the in-memory store (per stream and per
-//! session, oldest dropped first) and a TTL on every key.
+//! the same bounded retention as the in-memory store (by count per stream
+//! and per session, by bytes per session, oldest dropped first) and a TTL
+//! on every key.
 //!
 //! Keys of session `ID` (`P` is the configured prefix):
 //!
 //! * `P:ev:ID:meta`, a hash: `o:N` marks stream `N` open, `f:N` finished,
-//!   `d:N` its delivery mark; `total` counts the session's events.
+//!   `d:N` its delivery mark, `b:N` the bytes of its events; `total`
+//!   counts the session's events and `bytes` their bytes.
 //! * `P:ev:ID:order`, a list of stream numbers, one per retained event in
 //!   append order: its head names the stream holding the session's oldest
 //!   event, which is what per-session retention drops.
@@ -38,7 +40,7 @@ for _, field in ipairs(fields) do
 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 if ARGV[2] == '1' then
-  redis.call('HSET', KEYS[1], 'o:0', 1, 'total', 0)
+  redis.call('HSET', KEYS[1], 'o:0', 1, 'total', 0, 'bytes', 0)
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
 return 1
@@ -53,29 +55,41 @@ return 1
 ";
 
 /// Appends `ARGV[3]` to open stream `ARGV[2]`, keeping at most `ARGV[4]`
-/// events in it and `ARGV[5]` in the session; `ARGV[6]` the TTL.
+/// events in it, and `ARGV[5]` events and `ARGV[7]` bytes in the session;
+/// `ARGV[6]` the TTL. An event larger than the session's bytes is not
+/// kept: it would push out everything else and then itself.
 const APPEND: &str = r"
 local n = ARGV[2]
 if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 0 then return 0 end
+local size = #ARGV[3]
+if size > tonumber(ARGV[7]) then return 1 end
 local list = ARGV[1] .. n
 redis.call('RPUSH', list, ARGV[3])
 redis.call('RPUSH', KEYS[2], n)
+redis.call('HINCRBY', KEYS[1], 'b:' .. n, size)
 local total = redis.call('HINCRBY', KEYS[1], 'total', 1)
+local bytes = redis.call('HINCRBY', KEYS[1], 'bytes', size)
 if redis.call('LLEN', list) > tonumber(ARGV[4]) then
-  redis.call('LPOP', list)
+  local dropped = redis.call('LPOP', list)
   redis.call('LREM', KEYS[2], 1, n)
   total = redis.call('HINCRBY', KEYS[1], 'total', -1)
+  redis.call('HINCRBY', KEYS[1], 'b:' .. n, -#dropped)
+  bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -#dropped)
 end
 local rounds = 0
-while total > tonumber(ARGV[5]) and rounds < 10000 do
+while (total > tonumber(ARGV[5]) or bytes > tonumber(ARGV[7])) and rounds < 10000 do
   rounds = rounds + 1
   local oldest = redis.call('LPOP', KEYS[2])
   if not oldest then break end
   local olist = ARGV[1] .. oldest
-  redis.call('LPOP', olist)
+  local dropped = redis.call('LPOP', olist)
   total = redis.call('HINCRBY', KEYS[1], 'total', -1)
+  if dropped then
+    redis.call('HINCRBY', KEYS[1], 'b:' .. oldest, -#dropped)
+    bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -#dropped)
+  end
   if redis.call('HEXISTS', KEYS[1], 'f:' .. oldest) == 1 and redis.call('LLEN', olist) == 0 then
-    redis.call('HDEL', KEYS[1], 'o:' .. oldest, 'f:' .. oldest, 'd:' .. oldest)
+    redis.call('HDEL', KEYS[1], 'o:' .. oldest, 'f:' .. oldest, 'd:' .. oldest, 'b:' .. oldest)
   end
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
@@ -90,7 +104,7 @@ const FINISH: &str = r"
 local n = ARGV[2]
 if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 0 then return 0 end
 if redis.call('LLEN', ARGV[1] .. n) == 0 then
-  redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n)
+  redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n, 'b:' .. n)
   redis.call('DEL', ARGV[1] .. n)
 else
   redis.call('HSET', KEYS[1], 'f:' .. n, 1)
@@ -123,10 +137,12 @@ const FORGET: &str = r"
 local n = ARGV[2]
 if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 0 then return 0 end
 local dropped = redis.call('LLEN', ARGV[1] .. n)
+local size = tonumber(redis.call('HGET', KEYS[1], 'b:' .. n) or '0')
 redis.call('DEL', ARGV[1] .. n)
-redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n)
+redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n, 'b:' .. n)
 redis.call('LREM', KEYS[2], 0, n)
 redis.call('HINCRBY', KEYS[1], 'total', -dropped)
+redis.call('HINCRBY', KEYS[1], 'bytes', -size)
 return 1
 ";
 
@@ -143,10 +159,12 @@ while redis.call('LLEN', KEYS[3]) > tonumber(ARGV[3]) and rounds < 10000 do
   local n = redis.call('LPOP', KEYS[3])
   if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 1 then
     local dropped = redis.call('LLEN', ARGV[1] .. n)
+    local size = tonumber(redis.call('HGET', KEYS[1], 'b:' .. n) or '0')
     redis.call('DEL', ARGV[1] .. n)
-    redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n)
+    redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n, 'b:' .. n)
     redis.call('LREM', KEYS[2], 0, n)
     redis.call('HINCRBY', KEYS[1], 'total', -dropped)
+    redis.call('HINCRBY', KEYS[1], 'bytes', -size)
   end
 end
 return 1
@@ -284,6 +302,7 @@ impl EventStore for RedisEventStore {
                 number(config.events_per_stream.max(1) as u64),
                 number(config.events_per_session.max(1) as u64),
                 number(self.ttl()),
+                number(config.event_bytes_per_session as u64),
             ];
             self.stream_script::<i64>("appending an event", APPEND, &key, &arguments)
                 .await?;

@@ -206,6 +206,62 @@ pub async fn event_store_retention_is_bounded_per_stream_and_per_session(store: 
     ok(store.remove_session(&s).await, "remove_session");
 }
 
+/// Checks that a session keeps at most 1,000 bytes of event data across
+/// its streams, its oldest events going first, and that an event larger
+/// than that is not kept (it would push out everything, then itself).
+///
+/// The store must be empty and configured to keep 1,000 bytes per session
+/// (and at least 5 events per stream and per session).
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn event_store_retention_is_bounded_by_bytes_per_session(store: &dyn EventStore) {
+    let s = session("contract-bytes");
+    ok(store.create_session(&s).await, "create_session");
+    let sized = |seq: u64, bytes: usize| StoredEvent {
+        seq,
+        data: Bytes::from(vec![b'x'; bytes]),
+    };
+    for stream in 1..=4 {
+        let key = StreamKey::new(s.clone(), stream);
+        ok(store.open(&key).await, "open");
+        ok(store.append(&key, sized(1, 300)).await, "append 300 bytes");
+        ok(store.finish(&key).await, "finish");
+    }
+    expect_eq(
+        ok(store.count().await, "count"),
+        3,
+        "four events of 300 bytes: the oldest goes past 1,000 bytes",
+    );
+    let first = StreamKey::new(s.clone(), 1);
+    expect_eq(
+        ok(store.replay(&first, None).await, "replay stream 1"),
+        None,
+        "a finished stream whose events all went is gone",
+    );
+    let big = StreamKey::new(s.clone(), 5);
+    ok(store.open(&big).await, "open stream 5");
+    ok(
+        store.append(&big, sized(1, 5000)).await,
+        "append 5,000 bytes",
+    );
+    expect_eq(
+        ok(store.count().await, "count"),
+        3,
+        "an event larger than the bound takes nothing else",
+    );
+    let kept = ok(store.replay(&big, None).await, "replay stream 5")
+        .expect("store contract: an open stream replays as Some")
+        .events;
+    expect_eq(
+        kept,
+        Vec::new(),
+        "an event larger than the bound is not kept",
+    );
+    ok(store.remove_session(&s).await, "remove_session");
+}
+
 /// Checks that streams and events of a session the store does not know
 /// (never created, or removed) are neither kept nor replayed.
 ///

@@ -50,6 +50,14 @@ async fn event_store_retention_is_bounded_per_stream_and_per_session() {
 }
 
 #[tokio::test]
+async fn event_store_retention_is_bounded_by_bytes_per_session() {
+    let redis = RedisServer::start();
+    let config = redis.config().retention_bytes(1000);
+    let store = RedisStores::connect(config).await.unwrap().events;
+    store_contract::event_store_retention_is_bounded_by_bytes_per_session(&*store).await;
+}
+
+#[tokio::test]
 async fn event_store_ignores_writes_for_sessions_it_does_not_know() {
     let redis = RedisServer::start();
     let store = RedisStores::connect(redis.config()).await.unwrap().events;
