@@ -30,6 +30,7 @@ mod options;
 mod post;
 mod shared;
 mod stream;
+mod tool_header_table;
 pub(crate) mod tool_headers;
 
 use std::fmt;

@@ -19,6 +19,8 @@ pub struct ClientOptions {
     pub(crate) close_timeout: Duration,
     pub(crate) max_event_size: usize,
     pub(crate) inbound_capacity: usize,
+    pub(crate) max_remembered_tools: usize,
+    pub(crate) max_remembered_tool_bytes: usize,
     pub(crate) reconnect: ReconnectPolicy,
     pub(crate) open_get_stream: bool,
     pub(crate) detect_legacy: bool,
@@ -36,6 +38,8 @@ impl Default for ClientOptions {
             close_timeout: Duration::from_secs(5),
             max_event_size: Decoder::DEFAULT_MAX_EVENT_SIZE,
             inbound_capacity: 64,
+            max_remembered_tools: 4_096,
+            max_remembered_tool_bytes: 4 * 1024 * 1024,
             reconnect: ReconnectPolicy::default(),
             open_get_stream: true,
             detect_legacy: false,
@@ -49,8 +53,9 @@ impl Default for ClientOptions {
 impl ClientOptions {
     /// The defaults: no request timeout (the protocol engine times requests
     /// out itself), a 30 s connect timeout, 4 MiB messages, 64 queued
-    /// inbound packets, the standalone GET stream on, legacy detection off,
-    /// the system's root certificates.
+    /// inbound packets, the header parameters of 4,096 tools (4 MiB) at
+    /// most, the standalone GET stream on, legacy detection off, the
+    /// system's root certificates.
     pub fn new() -> Self {
         Self::default()
     }
@@ -102,6 +107,27 @@ impl ClientOptions {
     #[must_use]
     pub fn inbound_capacity(mut self, packets: usize) -> Self {
         self.inbound_capacity = packets.max(1);
+        self
+    }
+
+    /// How many tools' `x-mcp-header` parameters (2026-07-28), learned
+    /// from `tools/list` results, are remembered at most; the tools listed
+    /// longest ago are forgotten first. Only tools that have such
+    /// parameters count. A forgotten tool is called without its
+    /// `Mcp-Param-*` headers (which its server refuses) until it is listed
+    /// again, so a client of a server with more such tools raises this.
+    #[must_use]
+    pub fn max_remembered_tools(mut self, tools: usize) -> Self {
+        self.max_remembered_tools = tools;
+        self
+    }
+
+    /// How many bytes the remembered tools' header parameters (see
+    /// [`max_remembered_tools`](Self::max_remembered_tools)) may take at
+    /// most, counting their names and a fixed overhead per entry.
+    #[must_use]
+    pub fn max_remembered_tool_bytes(mut self, bytes: usize) -> Self {
+        self.max_remembered_tool_bytes = bytes;
         self
     }
 

@@ -21,7 +21,8 @@ use super::connector::HttpClient;
 use super::error::{Error, local_error};
 use super::metadata::{Outgoing, add_request_metadata};
 use super::options::ClientOptions;
-use super::tool_headers::{HeaderParam, inspect_tools_list};
+use super::tool_header_table::ToolHeaderTable;
+use super::tool_headers::inspect_tools_list;
 use crate::headers::{LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 
 /// The media types a POST accepts (HTTP-07).
@@ -47,8 +48,9 @@ struct State {
     /// `_meta` of the last stateless request.
     version: Option<String>,
     in_flight: HashMap<RequestId, InFlight>,
-    /// Each tool's `x-mcp-header` parameters, from `tools/list` results.
-    tool_headers: HashMap<String, Vec<HeaderParam>>,
+    /// Each tool's `x-mcp-header` parameters, from `tools/list` results
+    /// (bounded: a server may list new tools forever).
+    tool_headers: ToolHeaderTable,
     first_post_sent: bool,
     first_post: Option<FirstPostOutcome>,
     /// Extra headers sent with every request.
@@ -65,7 +67,8 @@ struct InFlight {
     method: String,
     /// Whether it was sent in the stateless era (2026-07-28).
     stateless: bool,
-    /// The POST task carrying it, to abort when it is cancelled.
+    /// The POST task carrying it, to stop when it is cancelled or answered
+    /// on another stream.
     task: Option<AbortHandle>,
 }
 
@@ -95,6 +98,10 @@ impl Shared {
         inbound: mpsc::Sender<Inbound>,
     ) -> Self {
         let headers = options.headers.clone();
+        let tool_headers = ToolHeaderTable::new(
+            options.max_remembered_tools,
+            options.max_remembered_tool_bytes,
+        );
         Self {
             endpoint,
             options,
@@ -104,7 +111,7 @@ impl Shared {
                 generation: 0,
                 version: None,
                 in_flight: HashMap::new(),
-                tool_headers: HashMap::new(),
+                tool_headers,
                 first_post_sent: false,
                 first_post: None,
                 headers,
@@ -206,8 +213,7 @@ impl Shared {
             let tool_params = outgoing
                 .tool_call
                 .as_ref()
-                .and_then(|(tool, _)| state.tool_headers.get(tool))
-                .map(Vec::as_slice);
+                .and_then(|(tool, _)| state.tool_headers.get(tool));
             add_request_metadata(&mut headers, outgoing, tool_params);
         }
 
@@ -222,10 +228,15 @@ impl Shared {
                 },
             );
         }
-        // A cancelled request will not be waited for any more: forget it,
-        // so that its stream is not resumed and a late answer is dropped.
-        if let Some(cancelled) = &outgoing.cancelled {
-            state.in_flight.remove(cancelled);
+        // A cancelled request (by its caller, or by the engine when it
+        // timed out) will not be waited for any more: forget it, so that a
+        // late answer is dropped, and close the stream that carried it, or
+        // a server that keeps that stream open without a word would hold
+        // its connection and task forever.
+        if let Some(cancelled) = &outgoing.cancelled
+            && let Some(entry) = state.in_flight.remove(cancelled)
+        {
+            state.stop_if_idle(entry.task.as_ref());
         }
         let first = !state.first_post_sent;
         state.first_post_sent = true;
@@ -502,6 +513,28 @@ impl Shared {
 }
 
 impl State {
+    /// Stops `task`, the carrier of a request just forgotten, unless it
+    /// still carries another request in flight (a batch, whose stream may
+    /// yet bring that answer or be resumed for it) or is the caller itself
+    /// (which ends on its own once nothing it carries is pending, and must
+    /// not lose what it is delivering).
+    fn stop_if_idle(&self, task: Option<&AbortHandle>) {
+        let Some(task) = task else {
+            return;
+        };
+        let id = task.id();
+        if tokio::task::try_id() == Some(id) {
+            return;
+        }
+        let still_carries = self
+            .in_flight
+            .values()
+            .any(|entry| entry.task.as_ref().is_some_and(|other| other.id() == id));
+        if !still_carries {
+            task.abort();
+        }
+    }
+
     /// The bookkeeping for one received message. Answers are matched to
     /// their requests: `initialize` teaches the revision, a stateless
     /// `tools/list` the tools' header parameters (and loses its invalid
@@ -521,6 +554,10 @@ impl State {
             tracing::debug!(%id, "dropping an answer to no request in flight");
             return None;
         };
+        // An answer that came on another stream leaves the request's own
+        // stream with nothing to wait for, and a server may keep that one
+        // open in silence: stop it (a no-op for the carrier delivering it).
+        self.stop_if_idle(entry.task.as_ref());
         if let Message::Response(response) = &mut message {
             match entry.method.as_str() {
                 "initialize" => {
@@ -537,7 +574,9 @@ impl State {
                 }
                 "tools/list" if entry.stateless => {
                     if let Some(outcome) = inspect_tools_list(&response.result) {
-                        self.tool_headers.extend(outcome.tools);
+                        for (tool, params) in outcome.tools {
+                            self.tool_headers.learn(tool, params);
+                        }
                         if let Some(rewritten) = outcome.rewritten {
                             response.result = rewritten;
                         }

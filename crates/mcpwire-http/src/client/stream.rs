@@ -220,7 +220,8 @@ enum Read {
 }
 
 /// Delivers the `message` events of one SSE body. With `pending`, stops
-/// as soon as none of those requests awaits an answer any more.
+/// as soon as none of those requests awaits an answer any more: after an
+/// answer, and at every frame the server sends.
 async fn read_stream(
     shared: &Shared,
     inbound: &mpsc::Sender<Inbound>,
@@ -236,6 +237,18 @@ async fn read_stream(
                     continue;
                 };
                 decoder.feed(&data);
+                // Checked before the events too, so that a stream whose
+                // requests were cancelled or answered elsewhere ends at its
+                // next frame, whatever that frame holds: comments, other
+                // event types and empty events answer nothing, and a
+                // server that sends only those must not keep it open.
+                if let Some(pending) = pending.as_deref_mut() {
+                    shared.retain_in_flight(pending);
+                    if pending.is_empty() {
+                        decoder.finish();
+                        return Read::Ended { events };
+                    }
+                }
                 while let Some(item) = decoder.next_event() {
                     let packet = match item {
                         Ok(event) => {

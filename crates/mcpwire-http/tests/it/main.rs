@@ -17,6 +17,7 @@
 mod client_support;
 mod server_support;
 
+mod client_abandoned_streams;
 mod client_authorizer;
 mod client_backpressure;
 mod client_errors;
