@@ -22,6 +22,12 @@ use tokio::time::Instant;
 /// time is up are dropped first, then the soonest to expire.
 const DEFAULT_CAPACITY: usize = 1024;
 
+/// The longest a result is kept, whatever its `ttlMs` says: a client may
+/// always take a result as stale sooner, and a server's "forever"
+/// (`ttlMs` up to 2^64 - 1) must neither pin a result for good nor reach
+/// past what the clock can count.
+const MAX_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
 /// Results kept by their cache hints, shareable between the clients of one
 /// server.
 ///
@@ -144,7 +150,7 @@ impl ResultCache {
         };
         let entry = Entry {
             result: result.clone(),
-            expires: now + hint.ttl(),
+            expires: now + hint.ttl().min(MAX_TTL),
         };
         let mut entries = self.entries();
         if entries.len() >= self.inner.capacity && !entries.contains_key(&key) {
@@ -234,6 +240,18 @@ mod tests {
 
     fn list_tools() -> ClientRequest {
         ClientRequest::ListTools(Box::default())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_servers_endless_ttl_is_kept_a_day_at_most() {
+        let cache = ResultCache::new();
+        let mut result = ListToolsResult::new(Vec::new());
+        result.ttl_ms = Some(u64::MAX);
+        let result = ServerResult::ListTools(Box::new(result));
+        cache.store(1, &list_tools(), &result);
+        assert_eq!(cache.lookup(1, &list_tools()), Some(result));
+        tokio::time::advance(MAX_TTL + Duration::from_secs(1)).await;
+        assert_eq!(cache.lookup(1, &list_tools()), None);
     }
 
     #[tokio::test(start_paused = true)]
