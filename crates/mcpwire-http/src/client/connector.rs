@@ -101,7 +101,11 @@ impl HttpClient {
         } else {
             None
         };
-        let connector = Connector { http, tls };
+        let connector = Connector {
+            http,
+            tls,
+            handshake_timeout: options.connect_timeout,
+        };
         let inner = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .pool_timer(TokioTimer::new())
@@ -171,6 +175,11 @@ fn tls_config(options: &ClientOptions) -> Result<rustls::ClientConfig, BuildErro
 pub(crate) struct Connector {
     http: HttpConnector,
     tls: Option<TlsConnector>,
+    /// The bound on the TLS handshake (`ClientOptions::connect_timeout`;
+    /// the TCP connect has its own, set on `http`): a server that takes
+    /// the connection and stalls the handshake would otherwise hold it,
+    /// and a connect hyper's pool finished in the background, for ever.
+    handshake_timeout: Duration,
 }
 
 impl tower_service::Service<Uri> for Connector {
@@ -185,6 +194,7 @@ impl tower_service::Service<Uri> for Connector {
     fn call(&mut self, uri: Uri) -> Self::Future {
         let mut http = self.http.clone();
         let tls = self.tls.clone();
+        let handshake_timeout = self.handshake_timeout;
         Box::pin(async move {
             let https = uri.scheme_str() == Some("https");
             let host = uri.host().map(|host| {
@@ -199,7 +209,12 @@ impl tower_service::Service<Uri> for Connector {
             let tls = tls.ok_or("an https URL needs the client to be built for https")?;
             let host = host.ok_or("the URL has no host")?;
             let server_name = ServerName::try_from(host)?;
-            let stream = tls.connect(server_name, tcp.into_inner()).await?;
+            let handshake = tls.connect(server_name, tcp.into_inner());
+            let stream = tokio::time::timeout(handshake_timeout, handshake)
+                .await
+                .map_err(|_| {
+                    format!("the TLS handshake took longer than {handshake_timeout:?}")
+                })??;
             Ok(Stream::Tls(Box::new(TokioIo::new(stream))))
         })
     }

@@ -15,6 +15,7 @@ use crate::sse::Decoder;
 pub struct ClientOptions {
     pub(crate) headers: HeaderMap,
     pub(crate) request_timeout: Option<Duration>,
+    pub(crate) status_timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) close_timeout: Duration,
     pub(crate) max_event_size: usize,
@@ -34,6 +35,7 @@ impl Default for ClientOptions {
         Self {
             headers: HeaderMap::new(),
             request_timeout: None,
+            status_timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(30),
             close_timeout: Duration::from_secs(5),
             max_event_size: Decoder::DEFAULT_MAX_EVENT_SIZE,
@@ -78,7 +80,20 @@ impl ClientOptions {
         self
     }
 
-    /// Bounds how long opening a connection (TCP and TLS) may take.
+    /// Bounds how long a POST that carries no request (notifications, and
+    /// answers to the server's requests) waits for the server's status
+    /// (30 s by default; `request_timeout` when that is shorter). A server
+    /// takes those with 202 at once, and everything the client sends after
+    /// one waits for it: past the bound the send fails, and with it the
+    /// session, instead of hanging for as long as the server is silent.
+    #[must_use]
+    pub fn status_timeout(mut self, timeout: Duration) -> Self {
+        self.status_timeout = timeout;
+        self
+    }
+
+    /// Bounds how long opening a connection may take: the TCP connection,
+    /// then the TLS handshake, each.
     #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;

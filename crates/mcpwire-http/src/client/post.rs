@@ -48,7 +48,21 @@ pub(crate) async fn run(shared: Arc<Shared>, plan: PostPlan, body: Bytes, dispat
             }
         };
         let exchange = shared.http.exchange(request);
-        let outcome = within(shared.options.request_timeout, exchange).await;
+        // A POST whose status the send waits for (no request in it, or
+        // the first one when probing for the legacy transport) is bounded
+        // by default: everything after it waits too.
+        let timeout = if plan.wait_for_status {
+            let status = shared.options.status_timeout;
+            Some(
+                shared
+                    .options
+                    .request_timeout
+                    .map_or(status, |r| r.min(status)),
+            )
+        } else {
+            shared.options.request_timeout
+        };
+        let outcome = within(timeout, exchange).await;
         if let Ok(response) = &outcome
             && retries < MAX_AUTH_RETRIES
             && challenge_answered(&shared, response).await

@@ -26,6 +26,7 @@ mod client_interop;
 mod client_resumption;
 mod client_sessions;
 mod client_stateless;
+mod client_timeouts;
 mod client_tls;
 mod server_eras;
 mod server_fast_path;
