@@ -366,6 +366,8 @@ impl Config {
     /// read (default 10 s). Then, in a session, the connection is closed
     /// (the event stays logged for resumption) and `send` succeeds; for a
     /// stateless request, `send` fails and the runtime drops the request.
+    /// The other way, it bounds how long a POST waits for room in its
+    /// session's full inbox (`inbox_capacity`): then it is answered 503.
     pub fn send_timeout(mut self, timeout: Duration) -> Self {
         self.send_timeout = timeout;
         self

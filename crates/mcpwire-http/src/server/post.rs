@@ -410,7 +410,7 @@ fn session_post(
             // HTTP-09: notifications and responses are accepted with 202.
             let mut envelope = Envelope::classified(payload, inbound, None, false);
             envelope.extensions = extensions;
-            return if delivered(deliver(shared, &id, envelope)).await? {
+            return if delivered(deliver(shared, &id, envelope), config.send_timeout).await? {
                 Ok(None)
             } else {
                 Err(empty(StatusCode::NOT_FOUND))
@@ -443,7 +443,7 @@ fn session_post(
         };
         let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
         envelope.extensions = extensions;
-        if !delivered(deliver(shared, &id, envelope)).await? {
+        if !delivered(deliver(shared, &id, envelope), config.send_timeout).await? {
             return Err(empty(StatusCode::NOT_FOUND));
         }
         let outgoing = Outgoing {
@@ -502,10 +502,23 @@ enum Delivery<'a> {
 
 /// Whether the session's runtime took the envelope [`deliver`] handed
 /// over, once known.
-async fn delivered(delivery: Delivery<'_>) -> Result<bool, HttpResponse> {
+async fn delivered(delivery: Delivery<'_>, wait: Duration) -> Result<bool, HttpResponse> {
     let outcome = match delivery {
         Delivery::Done(outcome) => outcome,
-        Delivery::Waiting(waiting) => waiting.await,
+        // The session's inbox is full: its runtime takes messages more
+        // slowly than they come, and the POST waits for room, but not for
+        // ever (a runtime that stopped reading would hold the connection).
+        Delivery::Waiting(waiting) => match tokio::time::timeout(wait, waiting).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                tracing::debug!(?wait, "a session took no message in time");
+                return Err(rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    None,
+                    ErrorObject::internal_error("the session is not taking messages"),
+                ));
+            }
+        },
     };
     outcome.map_err(|e| store_failed(&e))
 }

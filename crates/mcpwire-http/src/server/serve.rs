@@ -172,7 +172,8 @@ impl<S> Serve<S> {
     }
 
     /// How long a graceful shutdown waits for requests in flight (default
-    /// 10 s); then their connections are dropped.
+    /// 10 s); then their connections are dropped. [`Drain::drained`] is
+    /// given as long again.
     pub fn drain_timeout(mut self, timeout: Duration) -> Self {
         self.drain_timeout = timeout;
         self
@@ -286,7 +287,15 @@ where
             tracing::debug!("drain timeout: dropping the remaining connections");
             connections.abort_all();
         }
-        drained().await;
+        // Ending what is left may wait on a store (a session's end touches
+        // Redis, one session after another): bounded by the same time, so
+        // that a lost store cannot hold the shutdown for ever.
+        if tokio::time::timeout(drain_timeout, drained())
+            .await
+            .is_err()
+        {
+            tracing::warn!("drain timeout: the service did not finish ending its sessions");
+        }
         Ok(())
     }
 }

@@ -90,6 +90,31 @@ impl Drain for Recording {
     }
 }
 
+/// A service whose [`Drain::drained`] never ends (a store that stopped
+/// answering while its sessions were being ended).
+#[derive(Clone)]
+struct StuckDrain(Recording);
+
+impl tower_service::Service<Request<Incoming>> for StuckDrain {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = <Recording as tower_service::Service<Request<Incoming>>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        self.0.call(request)
+    }
+}
+
+impl Drain for StuckDrain {
+    fn drained(&self) -> impl Future<Output = ()> + Send {
+        std::future::pending()
+    }
+}
+
 /// Sends a GET on a connection of its own and returns the whole answer.
 async fn get(addr: SocketAddr) -> String {
     let mut stream = TcpStream::connect(addr).await.unwrap();
@@ -143,4 +168,25 @@ async fn a_graceful_shutdown_drains_requests_in_flight_between_the_drain_hooks()
         service.log(),
         ["request", "begin drain", "answered", "drained"]
     );
+}
+
+#[tokio::test]
+async fn a_graceful_shutdown_ends_even_when_the_service_never_finishes_draining() {
+    let (service, _arrivals) = Recording::new(Duration::ZERO);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(
+        serve(listener, StuckDrain(service))
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .drain_timeout(Duration::from_millis(200))
+            .into_future(),
+    );
+    stop.send(()).unwrap();
+    tokio::time::timeout(STEP, server)
+        .await
+        .expect("the shutdown waited on the stuck drain")
+        .unwrap()
+        .unwrap();
 }

@@ -7,5 +7,6 @@ pub(crate) mod bounds;
 pub(crate) mod connections;
 pub(crate) mod fuzz_corpus;
 pub(crate) mod identity;
+pub(crate) mod inbox;
 pub(crate) mod rebinding;
 pub(crate) mod routing;
