@@ -6,7 +6,8 @@
 //! signing keys: all lost on restart), has no user accounts and no login
 //! page, and by default approves every authorization request
 //! ([`AutoApprove`]). What callers can grow is bounded and expires (clients,
-//! codes, refresh tokens, registrations per minute, request sizes; see the
+//! codes, refresh tokens, registrations per minute, request sizes, the time
+//! a request body or a metadata document fetch may take; see the
 //! [`AuthorizationServerBuilder`] methods and `docs/security.md`). It exists so that an MCP server protected by
 //! [`BearerAuthLayer`](crate::resource::BearerAuthLayer) can be run, tried
 //! and tested end to end without an external identity provider. Put a real
@@ -31,8 +32,10 @@
 //!   with the [`DocumentFetch`] given to the builder, never from an internal
 //!   address (loopback, private or link-local IP literals, `localhost`;
 //!   loopback, `http` too, only in test mode,
-//!   [`AuthorizationServerBuilder::allow_loopback_metadata_documents`]), and
-//!   why a fetch failed is logged, not sent to the caller;
+//!   [`AuthorizationServerBuilder::allow_loopback_metadata_documents`]),
+//!   within [`AuthorizationServerBuilder::metadata_document_timeout`]
+//!   whatever the fetcher's own bound, and why a fetch failed is logged,
+//!   not sent to the caller;
 //! - RFC 9068 JWT access tokens signed with ES256 by a key it generates,
 //!   rotated with [`AuthorizationServer::rotate_keys`], published at `/jwks`.
 //!

@@ -1,10 +1,10 @@
 //! The embedded authorization server as a tower `Service`: routing by
-//! method and path under the issuer's path, bounded body reading, and the
-//! response shapes its endpoints share.
+//! method and path under the issuer's path, body reading bounded in size
+//! and time, and the response shapes its endpoints share.
 
 use std::convert::Infallible;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, PRAGMA, RETRY_AFTER};
@@ -89,18 +89,30 @@ pub(crate) fn text(status: StatusCode, message: &str) -> Response<Full<Bytes>> {
     response
 }
 
-async fn read_body<B>(body: B, limit: usize) -> Result<Bytes, Response<Full<Bytes>>>
+/// The whole body, at most `limit` bytes, arrived within `timeout`: the
+/// hosting server may have no body timeout of its own, and a client
+/// trickling its body would otherwise hold the connection forever.
+async fn read_body<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, Response<Full<Bytes>>>
 where
     B: Body + Send,
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(_) => Err(oauth_error(
+    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(_)) => Err(oauth_error(
             StatusCode::PAYLOAD_TOO_LARGE,
             "invalid_request",
             "the request body is too large or unreadable",
+        )),
+        Err(_elapsed) => Err(oauth_error(
+            StatusCode::REQUEST_TIMEOUT,
+            "invalid_request",
+            &format!("the request body did not arrive within {timeout:?}"),
         )),
     }
 }
@@ -123,6 +135,10 @@ impl AuthorizationServer {
         url::Url::parse(self.issuer())
             .map(|url| url.path().trim_end_matches('/').to_owned())
             .unwrap_or_default()
+    }
+
+    fn body_read_timeout(&self) -> Duration {
+        self.inner.settings.body_read_timeout
     }
 
     /// Answers one HTTP request.
@@ -170,13 +186,14 @@ impl AuthorizationServer {
                     );
                 }
                 let (parts, body) = request.into_parts();
-                match read_body(body, BODY_LIMIT).await {
+                match read_body(body, BODY_LIMIT, self.body_read_timeout()).await {
                     Ok(body) => token::token(self, &parts.headers, &Params::parse(&body)).await,
                     Err(response) => response,
                 }
             }
             (Method::POST, _, "/register") => {
-                match read_body(request.into_body(), REGISTRATION_LIMIT).await {
+                let timeout = self.body_read_timeout();
+                match read_body(request.into_body(), REGISTRATION_LIMIT, timeout).await {
                     Ok(body) => self.register(&body),
                     Err(response) => response,
                 }

@@ -13,6 +13,7 @@ use super::keys::{KeyError, KeyRing};
 use super::tables::{ClientOrigin, Full, Limits, Tables};
 use crate::metadata::AuthorizationServerMetadata;
 use crate::random::random_token;
+use crate::resource::fetch::{DEFAULT_FETCH_TIMEOUT, get_within};
 use crate::resource::{BoxFuture, DocumentFetch, FetchError, KeySource};
 
 /// How long a fetched client ID metadata document is trusted.
@@ -74,6 +75,10 @@ pub(crate) struct Settings {
     pub(crate) refresh_token_lifetime: Duration,
     pub(crate) code_lifetime: Duration,
     pub(crate) allow_loopback_metadata_documents: bool,
+    /// How long one client ID metadata document fetch may take.
+    pub(crate) metadata_document_timeout: Duration,
+    /// How long a request body may take to arrive once its head has.
+    pub(crate) body_read_timeout: Duration,
     pub(crate) limits: Limits,
 }
 
@@ -138,6 +143,26 @@ impl AuthorizationServerBuilder {
     #[must_use]
     pub fn metadata_documents(mut self, fetch: Arc<dyn DocumentFetch>) -> Self {
         self.fetch = Some(fetch);
+        self
+    }
+
+    /// How long fetching one client ID metadata document may take (default
+    /// 10 s), whatever bound the fetcher has of its own: the caller of
+    /// `/authorize` picks the URL, so it also picks how slowly it answers.
+    /// A slower fetch fails as any failed fetch does (the client is
+    /// unknown).
+    #[must_use]
+    pub fn metadata_document_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.metadata_document_timeout = timeout;
+        self
+    }
+
+    /// How long a request body (`/token`, `/register`) may take to arrive
+    /// once its head has (default 30 s); a slower one is answered 408. It
+    /// bounds how long a client trickling its body holds a connection.
+    #[must_use]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.body_read_timeout = timeout;
         self
     }
 
@@ -275,6 +300,8 @@ impl AuthorizationServer {
                 refresh_token_lifetime: Duration::from_secs(86_400),
                 code_lifetime: Duration::from_secs(60),
                 allow_loopback_metadata_documents: false,
+                metadata_document_timeout: DEFAULT_FETCH_TIMEOUT,
+                body_read_timeout: Duration::from_secs(30),
                 limits: Limits::default(),
             },
             consent: Arc::new(AutoApprove::default()),
@@ -424,7 +451,8 @@ impl AuthorizationServer {
         if let Err(retry_after) = self.tables().take_registration(now) {
             return Err(ClientRefusal::RateLimited(retry_after));
         }
-        let body = fetch.get(client_id).await.map_err(|error| {
+        let timeout = settings.metadata_document_timeout;
+        let body = get_within(fetch.as_ref(), client_id, timeout).await.map_err(|error| {
             tracing::warn!(client_id, %error, "a client metadata document could not be fetched");
             ClientRefusal::Unknown("the client metadata document could not be fetched".to_owned())
         })?;

@@ -31,7 +31,7 @@
 //! ```
 
 mod challenge;
-mod fetch;
+pub(crate) mod fetch;
 mod identity;
 mod key_cache;
 mod layer;

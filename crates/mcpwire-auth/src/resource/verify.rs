@@ -8,7 +8,7 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
-use super::fetch::{DocumentFetch, FetchError};
+use super::fetch::{DEFAULT_FETCH_TIMEOUT, DocumentFetch, FetchError, get_within};
 use super::identity::AuthContext;
 use super::key_cache::KeyCache;
 
@@ -46,6 +46,10 @@ pub trait TokenVerifier: Send + Sync + 'static {
 }
 
 /// Where a [`JwtVerifier`] gets its keys.
+///
+/// Every verifier needing keys waits on the fetch in flight, so an
+/// implementation that reaches a remote peer bounds its time (as
+/// [`JwksUri`] does) and fails when it runs out.
 pub trait KeySource: Send + Sync + 'static {
     /// The current key set.
     fn fetch(&self) -> BoxFuture<'_, Result<JwkSet, FetchError>>;
@@ -55,30 +59,43 @@ pub trait KeySource: Send + Sync + 'static {
 pub struct JwksUri {
     url: String,
     fetch: Arc<dyn DocumentFetch>,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for JwksUri {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwksUri")
             .field("url", &self.url)
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
 
 impl JwksUri {
-    /// The key set at `url`, fetched with `fetch`.
+    /// The key set at `url`, fetched with `fetch`, each fetch given 10 s.
     pub fn new(url: impl Into<String>, fetch: Arc<dyn DocumentFetch>) -> Self {
         Self {
             url: url.into(),
             fetch,
+            timeout: DEFAULT_FETCH_TIMEOUT,
         }
+    }
+
+    /// How long one fetch of the key set may take (default 10 s), whatever
+    /// bound `fetch` has of its own. A slower fetch fails: the keys last
+    /// fetched stay in use, and without any the token is refused as
+    /// unverifiable, instead of every request waiting on the issuer.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
 impl KeySource for JwksUri {
     fn fetch(&self) -> BoxFuture<'_, Result<JwkSet, FetchError>> {
         Box::pin(async move {
-            let body = self.fetch.get(&self.url).await?;
+            let body = get_within(self.fetch.as_ref(), &self.url, self.timeout).await?;
             serde_json::from_slice(&body)
                 .map_err(|error| FetchError::new(format!("{} is not a JWKS: {error}", self.url)))
         })
@@ -121,8 +138,9 @@ impl TokenTypes {
 /// in flight at a time, shared by every request that waits for it, and
 /// fetches start at least [`JwtVerifier::min_refetch_interval`] apart, so
 /// that tokens with made-up key ids cannot make the server hammer the
-/// issuer. When the issuer cannot be reached, the keys last fetched stay
-/// in use (stale) until a fetch succeeds.
+/// issuer. When the issuer cannot be reached, or does not answer within the
+/// [`JwksUri::timeout`], the keys last fetched stay in use (stale) until a
+/// fetch succeeds.
 ///
 /// The token's `typ` header must be one [`TokenTypes`] allows (by default
 /// RFC 9068's `at+jwt` or a plain JWT).

@@ -25,3 +25,5 @@ mod loopback_redirect;
 mod oauth_client;
 #[cfg(feature = "authorization-server")]
 mod resource_layer;
+#[cfg(feature = "authorization-server")]
+mod slow_peers;
