@@ -87,7 +87,12 @@ impl<T: Transport> Probe<T> {
     pub(crate) async fn notify(&mut self, method: &str, params: &Value) -> Result<(), String> {
         let notification = Notification::new(method, params).map_err(|e| e.to_string())?;
         let packet = Packet::from(notification);
-        self.sender.send(packet).await.map_err(|e| e.to_string())
+        let timeout = self.timeout;
+        // A server that never takes a message must not hang the check.
+        match tokio::time::timeout(timeout, self.sender.send(packet)).await {
+            Ok(sent) => sent.map_err(|e| e.to_string()),
+            Err(_) => Err(format!("the server took no message within {timeout:?}")),
+        }
     }
 
     /// Sends `method` with `params` and waits for its answer.
@@ -101,7 +106,11 @@ impl<T: Transport> Probe<T> {
         self.next_id += 1;
         let id = RequestId::from(self.next_id);
         let request = Request::new(id.clone(), method, params).map_err(|e| e.to_string())?;
-        (self.sender.send(Packet::from(request)).await).map_err(|e| format!("send failed: {e}"))?;
+        let timeout = self.timeout;
+        match tokio::time::timeout(timeout, self.sender.send(Packet::from(request))).await {
+            Ok(sent) => sent.map_err(|e| format!("send failed: {e}"))?,
+            Err(_) => return Err(format!("send failed: nothing taken within {timeout:?}")),
+        }
         Ok(id)
     }
 

@@ -299,3 +299,31 @@ async fn the_http_defects_of_a_broken_server_are_reported_by_their_rules() {
     assert!(!report.of_rule("HTTP-02").is_empty(), "{text}");
     assert!(report.of_rule("HTTP-44").is_empty(), "{text}");
 }
+
+/// A server that takes connections and never answers anything: the check
+/// ends with failures within a few of its per-answer timeouts, rather than
+/// waiting for as long as the server is silent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_ends_the_check_with_failures_in_bounded_time() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut connections = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            connections.push(stream);
+        }
+    });
+    let options = Options::default().with_timeout(Duration::from_secs(1));
+    // Well under the client's own 30 s status bound: only the check's
+    // per-answer timeout can end it this soon (the margin is for a loaded
+    // two-core machine).
+    let report = tokio::time::timeout(Duration::from_secs(20), run(&Target::Url(url), &options))
+        .await
+        .expect("the check waited on a silent server");
+    assert!(
+        report.findings.iter().any(|f| f.level == Level::Fail),
+        "{}",
+        report.to_text()
+    );
+    held.abort();
+}

@@ -9,6 +9,10 @@ use serde_json::{Value, json};
 
 use crate::Options;
 
+/// The most of an answer's body a check reads: more than any answer a
+/// check provokes, and the transport's own message limit.
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
 /// One exchange: status, headers and body.
 pub(super) struct Exchange {
     pub(super) status: StatusCode,
@@ -124,7 +128,13 @@ impl<'a> Http<'a> {
             let body = match request.headers_only {
                 true => String::new(),
                 false => {
-                    let bytes = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+                    // Bounded in size as in time: a check reads answers,
+                    // not whatever a server streams at it.
+                    let bytes = http_body_util::Limited::new(body, MAX_BODY_BYTES)
+                        .collect()
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .to_bytes();
                     String::from_utf8_lossy(&bytes).into_owned()
                 }
             };
