@@ -32,17 +32,33 @@ struct ChildCommand {
     args: Vec<String>,
 }
 
+/// The children's slots: at most `--max-children` run at once, and a
+/// session waits at most `--slot-wait` for one.
+#[derive(Clone)]
+struct Slots {
+    free: Arc<tokio::sync::Semaphore>,
+    wait: std::time::Duration,
+}
+
 /// Starts the child for one session (or one stateless request) and relays
 /// its messages until either side ends; then stops the child. At most
-/// `--max-children` run at once: the others wait for a slot.
-async fn serve_session<T: Transport>(
-    command: Arc<ChildCommand>,
-    slots: Arc<tokio::sync::Semaphore>,
-    transport: T,
-) {
-    // The semaphore is never closed.
-    let Ok(_slot) = slots.acquire_owned().await else {
-        return;
+/// `--max-children` run at once: the others wait for a slot, for
+/// `--slot-wait` at most (a waiting session's open stream keeps it from
+/// ever being idle, so it would otherwise wait for as long as others run).
+async fn serve_session<T: Transport>(command: Arc<ChildCommand>, slots: Slots, transport: T) {
+    let _slot = match tokio::time::timeout(slots.wait, slots.free.acquire_owned()).await {
+        Ok(Ok(slot)) => slot,
+        // The semaphore is never closed.
+        Ok(Err(_)) => return,
+        Err(_) => {
+            eprintln!(
+                "warning: no server process free within {:?}; a session was given up",
+                slots.wait
+            );
+            let (mut sender, _receiver) = transport.split();
+            let _ = sender.close().await;
+            return;
+        }
     };
     let spawned = StdioClient::new(&command.program)
         .args(&command.args)
@@ -251,7 +267,10 @@ async fn listen(address: &str, args: &BridgeArgs, json_mode: bool) -> CliResult 
             "{address} is not a loopback address: give --bearer TOKEN (or --insecure to let anyone who reaches it start {program})"
         )));
     }
-    let slots = Arc::new(tokio::sync::Semaphore::new(args.max_children.max(1)));
+    let slots = Slots {
+        free: Arc::new(tokio::sync::Semaphore::new(args.max_children.max(1))),
+        wait: std::time::Duration::from_secs(args.slot_wait),
+    };
     let (hosts, origins) = policies(args);
     let (gate_hosts, gate_origins) = (hosts.clone(), origins.clone());
     let config = Config::default()

@@ -361,6 +361,10 @@ pub(crate) struct BridgeArgs {
     /// session or stateless request); further requests wait.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub(crate) max_children: usize,
+    /// With --listen: how long a session waits for one of those processes
+    /// before it is given up (its client sees the session end).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub(crate) slot_wait: u64,
     /// With --listen: a further Host header value to accept (besides loopback).
     #[arg(long, value_name = "HOST")]
     pub(crate) allow_host: Vec<String>,

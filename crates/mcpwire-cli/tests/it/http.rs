@@ -240,6 +240,39 @@ fn the_bridge_runs_at_most_max_children_servers_at_once() {
     drop(bridge);
 }
 
+/// A session waits for a server process at most `--slot-wait`: past it
+/// the session is given up and its client gets an answer, rather than
+/// waiting for as long as the other sessions run.
+#[test]
+fn a_session_waits_for_a_server_process_at_most_the_slot_wait() {
+    let bridge = Bridge::start(&["--max-children", "1", "--slot-wait", "1"]);
+    let address = bridge.address();
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let post = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    let first = raw_request(&address, "POST", &post, initialize);
+    assert!(first.contains("mcp-session-id"), "{first}");
+    // The only slot stays taken; the second session gives up after 1 s.
+    // 20 s leaves room for a loaded machine, and is far less than forever.
+    let second = {
+        let address = address.clone();
+        std::thread::spawn(move || raw_request(&address, "POST", &post, initialize))
+    };
+    let started = std::time::Instant::now();
+    while !second.is_finished() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the second session still waits"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let second = second.join().unwrap();
+    assert!(!second.contains("serverInfo"), "{second}");
+    drop(bridge);
+}
+
 /// Issue 17 item 7: a stateless POST of notifications only is answered
 /// 202 by the bridge itself, without starting a server process (each
 /// process the bridge starts would leave a line in `started`).
