@@ -198,17 +198,22 @@ fn raw_request(address: &str, method: &str, headers: &[(&str, &str)], body: &str
     answer
 }
 
+/// An `initialize` as a raw client POSTs it to the bridge.
+const RAW_INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// The headers of a raw client's POST.
+const RAW_POST: [(&str, &str); 2] = [
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+];
+
 /// Issue 17 item 7: `--max-children` caps the server processes running at
 /// once; a session past the cap waits until one ends.
 #[test]
 fn the_bridge_runs_at_most_max_children_servers_at_once() {
     let bridge = Bridge::start(&["--max-children", "1"]);
     let address = bridge.address();
-    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let post = [
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-    ];
+    let (initialize, post) = (RAW_INITIALIZE, RAW_POST);
     let first = raw_request(&address, "POST", &post, initialize);
     let session = first
         .lines()
@@ -247,11 +252,7 @@ fn the_bridge_runs_at_most_max_children_servers_at_once() {
 fn a_session_waits_for_a_server_process_at_most_the_slot_wait() {
     let bridge = Bridge::start(&["--max-children", "1", "--slot-wait", "1"]);
     let address = bridge.address();
-    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let post = [
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-    ];
+    let (initialize, post) = (RAW_INITIALIZE, RAW_POST);
     let first = raw_request(&address, "POST", &post, initialize);
     assert!(first.contains("mcp-session-id"), "{first}");
     // The only slot stays taken; the second session gives up after 1 s.
