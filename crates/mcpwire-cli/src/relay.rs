@@ -3,7 +3,7 @@
 //! included, and each message from the server goes on the HTTP stream of
 //! the client request it belongs to.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcpwire::jsonrpc::{
@@ -28,7 +28,7 @@ const MAX_KEY_BYTES: usize = 1024;
 #[derive(Default)]
 struct InFlight {
     /// Request ids in the order they came.
-    requests: Vec<RequestId>,
+    requests: VecDeque<RequestId>,
     /// Progress tokens (as JSON text) to the request that carried them.
     tokens: HashMap<String, RequestId>,
 }
@@ -70,11 +70,12 @@ impl InFlight {
                 {
                     return;
                 }
-                if self.requests.len() >= MAX_REMEMBERED {
-                    let oldest = self.requests.remove(0);
+                if self.requests.len() >= MAX_REMEMBERED
+                    && let Some(oldest) = self.requests.pop_front()
+                {
                     self.forget(&oldest);
                 }
-                self.requests.push(request.id.clone());
+                self.requests.push_back(request.id.clone());
                 if let Some(token) = progress_token(request.params.as_ref(), false)
                     .filter(|token| token.len() <= MAX_KEY_BYTES)
                 {
@@ -115,11 +116,11 @@ impl InFlight {
             {
                 progress_token(notification.params.as_ref(), true)
                     .and_then(|token| self.tokens.get(&token).cloned())
-                    .or_else(|| self.requests.last().cloned())
+                    .or_else(|| self.requests.back().cloned())
             }
             // Log messages and server requests made while a request runs
             // belong to it; the latest is the best guess a relay can make.
-            _ => self.requests.last().cloned(),
+            _ => self.requests.back().cloned(),
         }
     }
 }
@@ -296,7 +297,7 @@ mod tests {
         assert_eq!(in_flight.tokens.len(), MAX_REMEMBERED);
         // The newest are the ones kept.
         assert_eq!(
-            in_flight.requests.last(),
+            in_flight.requests.back(),
             Some(&RequestId::from((MAX_REMEMBERED * 2 - 1) as i64))
         );
         let long_id = "x".repeat(MAX_KEY_BYTES + 1);

@@ -219,6 +219,15 @@ enum Read {
     Closed,
 }
 
+/// Whether a stream waits on requests (`pending`) none of which awaits an
+/// answer any more; `pending` keeps those that still do.
+fn nothing_pending(shared: &Shared, pending: Option<&mut Vec<RequestId>>) -> bool {
+    pending.is_some_and(|pending| {
+        shared.retain_in_flight(pending);
+        pending.is_empty()
+    })
+}
+
 /// Delivers the `message` events of one SSE body. With `pending`, stops
 /// as soon as none of those requests awaits an answer any more: after an
 /// answer, and at every frame the server sends.
@@ -242,12 +251,9 @@ async fn read_stream(
                 // next frame, whatever that frame holds: comments, other
                 // event types and empty events answer nothing, and a
                 // server that sends only those must not keep it open.
-                if let Some(pending) = pending.as_deref_mut() {
-                    shared.retain_in_flight(pending);
-                    if pending.is_empty() {
-                        decoder.finish();
-                        return Read::Ended { events };
-                    }
+                if nothing_pending(shared, pending.as_deref_mut()) {
+                    decoder.finish();
+                    return Read::Ended { events };
                 }
                 while let Some(item) = decoder.next_event() {
                     let packet = match item {
@@ -268,12 +274,9 @@ async fn read_stream(
                     if !shared.deliver(inbound, packet).await {
                         return Read::Closed;
                     }
-                    if let Some(pending) = pending.as_deref_mut() {
-                        shared.retain_in_flight(pending);
-                        if pending.is_empty() {
-                            decoder.finish();
-                            return Read::Ended { events };
-                        }
+                    if nothing_pending(shared, pending.as_deref_mut()) {
+                        decoder.finish();
+                        return Read::Ended { events };
                     }
                 }
             }
