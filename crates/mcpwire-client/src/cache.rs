@@ -9,6 +9,10 @@
 //! `notifications/resources/updated` drops the reads of that URI. Results
 //! without hints (every revision before 2026-07-28) are immediately stale,
 //! so they are never cached.
+//!
+//! The cache is bounded in entries and in bytes, since one result may be a
+//! message of several MiB: when either bound would be passed, the entries
+//! whose time is up go first, then the soonest to expire.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,9 +22,21 @@ use mcpwire_types::methods::{ClientRequest, ServerNotification, ServerResult};
 use mcpwire_types::{CacheHint, CacheScope};
 use tokio::time::Instant;
 
+use crate::weight::json_len;
+
 /// How many entries a cache holds at most; when full, the entries whose
 /// time is up are dropped first, then the soonest to expire.
 const DEFAULT_CAPACITY: usize = 1024;
+
+/// How many bytes a cache's entries weigh at most by default: room for a
+/// few results of the transports' largest message (4 MiB), and for the
+/// full 1,024 entries when they average 16 KiB.
+const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// What an entry weighs besides its result's JSON and its key's text: the
+/// key, the entry and the map's bookkeeping, so that many small entries
+/// weigh too.
+const ENTRY_OVERHEAD: usize = 128;
 
 /// The longest a result is kept, whatever its `ttlMs` says: a client may
 /// always take a result as stale sooner, and a server's "forever"
@@ -42,9 +58,19 @@ pub struct ResultCache {
 
 #[derive(Debug)]
 struct CacheInner {
-    entries: Mutex<HashMap<Key, Entry>>,
+    entries: Mutex<Entries>,
     capacity: usize,
+    max_bytes: usize,
     next_owner: AtomicU64,
+}
+
+/// The entries and what they weigh together, kept in step: every removal
+/// goes through [`Entries::remove`], [`Entries::retain`] or
+/// [`Entries::clear`].
+#[derive(Debug, Default)]
+struct Entries {
+    map: HashMap<Key, Entry>,
+    bytes: usize,
 }
 
 /// What a cached result answers: who may reuse it (`None` for anyone), the
@@ -60,6 +86,8 @@ struct Key {
 struct Entry {
     result: ServerResult,
     expires: Instant,
+    /// What it weighs: see [`weight`].
+    weight: usize,
 }
 
 impl Default for ResultCache {
@@ -69,17 +97,27 @@ impl Default for ResultCache {
 }
 
 impl ResultCache {
-    /// An empty cache holding up to 1024 results.
+    /// An empty cache holding up to 1024 results and 16 MiB.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// An empty cache holding up to `capacity` results.
+    /// An empty cache holding up to `capacity` results and 16 MiB.
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_limits(capacity, DEFAULT_MAX_BYTES)
+    }
+
+    /// An empty cache holding up to `capacity` results weighing `max_bytes`
+    /// together. A result weighs its length as JSON (counted again from the
+    /// parsed result, since the bytes it came in are not kept) plus its
+    /// cursor or URI and a fixed overhead; one weighing more than
+    /// `max_bytes` on its own is not cached.
+    pub fn with_limits(capacity: usize, max_bytes: usize) -> Self {
         Self {
             inner: Arc::new(CacheInner {
-                entries: Mutex::new(HashMap::new()),
+                entries: Mutex::new(Entries::default()),
                 capacity: capacity.max(1),
+                max_bytes,
                 next_owner: AtomicU64::new(0),
             }),
         }
@@ -87,7 +125,13 @@ impl ResultCache {
 
     /// How many results it holds (fresh or not yet swept).
     pub fn len(&self) -> usize {
-        self.entries().len()
+        self.entries().map.len()
+    }
+
+    /// What the results it holds weigh together, in bytes (see
+    /// [`with_limits`](Self::with_limits)).
+    pub fn total_bytes(&self) -> usize {
+        self.entries().bytes
     }
 
     /// Whether it holds nothing.
@@ -105,7 +149,7 @@ impl ResultCache {
         self.inner.next_owner.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Entry>> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
         self.inner
             .entries
             .lock()
@@ -125,6 +169,7 @@ impl ResultCache {
                 argument: argument.clone(),
             };
             entries
+                .map
                 .get(&key)
                 .filter(|entry| entry.expires > now)
                 .map(|entry| entry.result.clone())
@@ -148,23 +193,42 @@ impl ResultCache {
             method,
             argument,
         };
+        let weight = weight(&key, result);
+        let mut entries = self.entries();
+        // The result replaces what the key held, whether it is kept or not.
+        entries.remove(&key);
+        if weight > self.inner.max_bytes {
+            tracing::debug!(
+                method,
+                weight,
+                "a result too large for the cache is not kept"
+            );
+            return;
+        }
+        let fits = |entries: &Entries| {
+            entries.map.len() < self.inner.capacity
+                && entries.bytes.saturating_add(weight) <= self.inner.max_bytes
+        };
+        if !fits(&entries) {
+            entries.retain(|_, entry| entry.expires > now);
+        }
+        // Ends: every pass removes an entry, and an empty cache fits.
+        while !fits(&entries) {
+            let soonest = entries
+                .map
+                .iter()
+                .min_by_key(|(_, entry)| entry.expires)
+                .map(|(key, _)| key.clone());
+            let Some(soonest) = soonest else {
+                break;
+            };
+            entries.remove(&soonest);
+        }
         let entry = Entry {
             result: result.clone(),
             expires: now + hint.ttl().min(MAX_TTL),
+            weight,
         };
-        let mut entries = self.entries();
-        if entries.len() >= self.inner.capacity && !entries.contains_key(&key) {
-            entries.retain(|_, entry| entry.expires > now);
-            if entries.len() >= self.inner.capacity {
-                let soonest = entries
-                    .iter()
-                    .min_by_key(|(_, entry)| entry.expires)
-                    .map(|(key, _)| key.clone());
-                if let Some(soonest) = soonest {
-                    entries.remove(&soonest);
-                }
-            }
-        }
         entries.insert(key, entry);
     }
 
@@ -187,6 +251,55 @@ impl ResultCache {
         self.entries()
             .retain(|key, _| key.method != method || uri.is_some_and(|uri| key.argument != uri));
     }
+}
+
+impl Entries {
+    fn insert(&mut self, key: Key, entry: Entry) {
+        self.bytes = self.bytes.saturating_add(entry.weight);
+        if let Some(old) = self.map.insert(key, entry) {
+            self.bytes = self.bytes.saturating_sub(old.weight);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.bytes = 0;
+    }
+
+    fn remove(&mut self, key: &Key) {
+        if let Some(old) = self.map.remove(key) {
+            self.bytes = self.bytes.saturating_sub(old.weight);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&Key, &Entry) -> bool) {
+        let mut dropped = 0usize;
+        self.map.retain(|key, entry| {
+            let kept = keep(key, entry);
+            if !kept {
+                dropped = dropped.saturating_add(entry.weight);
+            }
+            kept
+        });
+        self.bytes = self.bytes.saturating_sub(dropped);
+    }
+}
+
+/// What an entry weighs: its result as JSON, its key's text, and a fixed
+/// overhead for the rest.
+fn weight(key: &Key, result: &ServerResult) -> usize {
+    let json = match result {
+        ServerResult::Discover(r) => json_len(r),
+        ServerResult::ListTools(r) => json_len(r),
+        ServerResult::ListPrompts(r) => json_len(r),
+        ServerResult::ListResources(r) => json_len(r),
+        ServerResult::ListResourceTemplates(r) => json_len(r),
+        ServerResult::ReadResource(r) => json_len(r),
+        // Never cached (they carry no hint); encoded only to be complete.
+        other => other.encode().map_or(usize::MAX, |raw| raw.get().len()),
+    };
+    json.saturating_add(key.argument.len())
+        .saturating_add(ENTRY_OVERHEAD)
 }
 
 /// The method and argument a cacheable request is keyed by.
@@ -323,5 +436,74 @@ mod tests {
         cache.store(1, &prompts, &ServerResult::ListPrompts(Box::new(result)));
         assert_eq!(cache.len(), 1);
         assert!(cache.lookup(1, &prompts).is_some());
+    }
+
+    fn read(uri: &str) -> ClientRequest {
+        ClientRequest::ReadResource(Box::new(ReadResourceRequestParams::new(uri)))
+    }
+
+    /// A `resources/read` result of `size` bytes of text, fresh for `ttl`.
+    fn text_of(size: usize, ttl: Duration) -> ServerResult {
+        let text =
+            mcpwire_types::ResourceContents::text("file:///x", "text/plain", "x".repeat(size));
+        let mut result = ReadResourceResult::new(vec![text]);
+        CacheHint::public(ttl).write_to(&mut result.ttl_ms, &mut result.cache_scope);
+        ServerResult::ReadResource(Box::new(result))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cache_full_in_bytes_makes_room_by_dropping_the_soonest_to_expire() {
+        let cache = ResultCache::with_limits(100, 10_000);
+        cache.store(
+            1,
+            &read("file:///a"),
+            &text_of(4_000, Duration::from_secs(5)),
+        );
+        cache.store(
+            1,
+            &read("file:///b"),
+            &text_of(4_000, Duration::from_secs(9)),
+        );
+        assert_eq!(cache.len(), 2);
+        cache.store(
+            1,
+            &read("file:///c"),
+            &text_of(4_000, Duration::from_secs(20)),
+        );
+        assert!(cache.lookup(1, &read("file:///a")).is_none());
+        assert!(cache.lookup(1, &read("file:///b")).is_some());
+        assert!(cache.lookup(1, &read("file:///c")).is_some());
+        assert!(cache.total_bytes() <= 10_000, "{}", cache.total_bytes());
+        assert!(cache.total_bytes() > 8_000, "{}", cache.total_bytes());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_result_larger_than_the_whole_cache_is_not_kept_and_replaces_the_old_one() {
+        let cache = ResultCache::with_limits(100, 1_000);
+        cache.store(1, &read("file:///a"), &text_of(10, Duration::from_secs(9)));
+        assert_eq!(cache.len(), 1);
+        cache.store(
+            1,
+            &read("file:///a"),
+            &text_of(2_000, Duration::from_secs(9)),
+        );
+        assert!(cache.is_empty());
+        assert_eq!(cache.total_bytes(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_weight_follows_every_removal() {
+        let cache = ResultCache::new();
+        cache.store(1, &read("file:///a"), &text_of(500, Duration::from_secs(9)));
+        cache.store(1, &read("file:///b"), &text_of(700, Duration::from_secs(9)));
+        let both = cache.total_bytes();
+        // Storing a key again replaces its weight rather than adding to it.
+        cache.store(1, &read("file:///b"), &text_of(700, Duration::from_secs(9)));
+        assert_eq!(cache.total_bytes(), both);
+        let updated = ResourceUpdatedNotificationParams::new("file:///b");
+        cache.invalidate(&ServerNotification::ResourceUpdated(Box::new(updated)));
+        assert!(cache.total_bytes() < both && cache.total_bytes() > 500);
+        cache.clear();
+        assert_eq!(cache.total_bytes(), 0);
     }
 }

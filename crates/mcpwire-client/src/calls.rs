@@ -18,6 +18,7 @@ use mcpwire_types::{
 };
 use serde_json::{Map, Value};
 
+use crate::weight::Listing;
 use crate::{Client, ClientError};
 
 /// The most pages a `list_all_*` call reads before it gives up, so that a
@@ -26,7 +27,7 @@ pub const MAX_PAGES: usize = 10_000;
 
 /// A page of a list: its items and where the next page starts.
 trait Page {
-    type Item;
+    type Item: serde::Serialize;
     fn into_parts(self) -> (Vec<Self::Item>, Option<Cursor>);
 }
 
@@ -59,13 +60,15 @@ fn page_params(cursor: Option<Cursor>) -> PaginatedRequestParams {
 
 impl Client {
     /// Reads every page of the list `M`, following `nextCursor` until it is
-    /// absent (PAGE-03) and passing cursors back untouched (PAGE-04).
+    /// absent (PAGE-03) and passing cursors back untouched (PAGE-04), and
+    /// holding no more than [`ClientBuilder::max_listed_bytes`](crate::ClientBuilder::max_listed_bytes)
+    /// of items.
     async fn list_all<M>(&self) -> Result<Vec<<M::Result as Page>::Item>, ClientError>
     where
         M: ClientMethod<Params = PaginatedRequestParams>,
         M::Result: Page,
     {
-        let mut items = Vec::new();
+        let mut items = Listing::new(M::METHOD, self.shared().max_listed_bytes);
         let mut cursor: Option<Cursor> = None;
         for _ in 0..MAX_PAGES {
             let sent = cursor.clone();
@@ -73,9 +76,9 @@ impl Client {
                 .request::<M>(page_params(cursor), RequestOptions::default())
                 .await?;
             let (page_items, next) = page.into_parts();
-            items.extend(page_items);
+            items.extend(page_items)?;
             match next {
-                None => return Ok(items),
+                None => return Ok(items.into_items()),
                 // A server answering a cursor with itself would loop forever.
                 Some(next) if Some(&next) == sent.as_ref() => break,
                 Some(next) => cursor = Some(next),
@@ -121,11 +124,14 @@ impl Client {
             .await
     }
 
-    /// Every tool, page after page (at most [`MAX_PAGES`] pages).
+    /// Every tool, page after page (at most [`MAX_PAGES`] pages, and
+    /// [`ClientBuilder::max_listed_bytes`](crate::ClientBuilder::max_listed_bytes)
+    /// of tools).
     ///
     /// # Errors
     ///
-    /// As [`Client::request`], or [`ClientError::EndlessPagination`].
+    /// As [`Client::request`], [`ClientError::EndlessPagination`], or
+    /// [`ClientError::ListTooLarge`].
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
         self.list_all::<ListTools>().await
     }

@@ -75,6 +75,8 @@ pub(crate) struct Shared {
     pub(crate) cache: Option<(ResultCache, u64)>,
     /// URL-mode elicitations shown to the user and not yet completed.
     pub(crate) open_urls: OpenUrlElicitations,
+    /// How many bytes a whole list read page by page may take.
+    pub(crate) max_listed_bytes: usize,
 }
 
 impl Shared {
@@ -108,11 +110,13 @@ impl std::fmt::Debug for Client {
 }
 
 /// Assembles a [`Client`]: configuration, a handler for server requests,
-/// and the notification channel's capacity.
+/// the notification channel's capacity, and the bounds on what a server
+/// can make the client hold.
 pub struct ClientBuilder {
     config: ClientConfig,
     handler: Arc<dyn ClientHandler>,
     notification_capacity: usize,
+    max_listed_bytes: usize,
     roots: Option<Vec<Root>>,
     cache: Option<ResultCache>,
 }
@@ -162,6 +166,20 @@ impl ClientBuilder {
         self
     }
 
+    /// How many bytes a whole list may take (default 64 MiB): the items
+    /// [`Client::list_all_tools`] and the other `list_all_*` calls (and
+    /// [`Client::list_skills`], [`Client::read_directory`]) gather page
+    /// after page, each weighing its length as JSON plus the size of its
+    /// entry in memory. Past it the call fails with
+    /// [`ClientError::ListTooLarge`] instead of holding whatever a server
+    /// lists (up to [`MAX_PAGES`](crate::MAX_PAGES) pages of a message's
+    /// size each); a client of a server with larger lists raises it, or
+    /// reads them page by page.
+    pub fn max_listed_bytes(mut self, bytes: usize) -> Self {
+        self.max_listed_bytes = bytes;
+        self
+    }
+
     /// Connects over `transport`: spawns the session task (on the current
     /// tokio runtime) and waits until the server is known.
     ///
@@ -187,6 +205,7 @@ impl ClientBuilder {
                 let owner = cache.new_owner();
                 (cache, owner)
             }),
+            max_listed_bytes: self.max_listed_bytes,
         });
         let (established, connected) = oneshot::channel();
         let driver = Driver::new(Arc::new(self.config), shared.clone(), established);
@@ -231,6 +250,7 @@ impl Client {
             config,
             handler: Arc::new(NoHandler),
             notification_capacity: DEFAULT_NOTIFICATION_CAPACITY,
+            max_listed_bytes: crate::weight::DEFAULT_MAX_LISTED_BYTES,
             roots: None,
             cache: None,
         }

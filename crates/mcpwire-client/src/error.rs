@@ -93,6 +93,17 @@ pub enum ClientError {
         /// How many pages were read.
         pages: usize,
     },
+    /// A whole list (`list_all_*`, `list_skills`, `read_directory`) grew
+    /// past the bound on what the client holds of it
+    /// ([`ClientBuilder::max_listed_bytes`](crate::ClientBuilder::max_listed_bytes)):
+    /// read it page by page instead, or raise the bound.
+    #[error("{method} listed more than the {limit} bytes a whole list may take")]
+    ListTooLarge {
+        /// The list method.
+        method: &'static str,
+        /// The bound, in bytes.
+        limit: usize,
+    },
     /// A root is not one the client may expose: not a `file://` URI
     /// (ROOTS-03), or climbing out with `..`.
     #[error("invalid root: {0}")]

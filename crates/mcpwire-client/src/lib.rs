@@ -80,6 +80,7 @@ pub mod skills;
 mod tasks;
 mod typed;
 mod url_elicitation;
+mod weight;
 
 pub use cache::ResultCache;
 pub use calls::MAX_PAGES;

@@ -17,6 +17,7 @@ use mcpwire_types::skills::{
 use mcpwire_types::{ReadResourceResult, Resource, ResourceContents};
 use serde_json::{Map, Value};
 
+use crate::weight::Listing;
 use crate::{Client, ClientConfig, ClientError, MAX_PAGES, RequestOptions};
 
 /// `config` allowed to send the skills extension's requests (and
@@ -193,9 +194,10 @@ impl Client {
     /// As [`Client::request_extension`] (refused unless the client was
     /// configured [`with_skills_extension`] and the server declared the
     /// extension); [`ClientError::EndlessPagination`] after
-    /// [`MAX_PAGES`] pages.
+    /// [`MAX_PAGES`] pages; [`ClientError::ListTooLarge`] past
+    /// [`ClientBuilder::max_listed_bytes`](crate::ClientBuilder::max_listed_bytes).
     pub async fn list_skills(&self) -> Result<Vec<Skill>, ClientError> {
-        let mut skills = Vec::new();
+        let mut skills = Listing::new("skills/list", self.shared().max_listed_bytes);
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let mut params = Map::new();
@@ -206,11 +208,11 @@ impl Client {
                 .request_extension("skills/list", params, RequestOptions::default())
                 .await?;
             let page: ListSkillsResult = read_result(result)?;
-            skills.extend(page.skills);
+            skills.extend(page.skills)?;
             match page.next_cursor {
                 Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
                 Some(_) => break,
-                None => return Ok(skills),
+                None => return Ok(skills.into_items()),
             }
         }
         Err(ClientError::EndlessPagination {
@@ -246,13 +248,16 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// As [`Client::request_extension`]; -32602 for a non-directory.
+    /// As [`Client::request_extension`]; -32602 for a non-directory;
+    /// [`ClientError::EndlessPagination`], [`ClientError::ListTooLarge`]
+    /// as [`Client::list_skills`].
     pub async fn read_directory(
         &self,
         uri: impl Into<String>,
     ) -> Result<Vec<Resource>, ClientError> {
         let uri = uri.into();
-        let mut children = Vec::new();
+        let limit = self.shared().max_listed_bytes;
+        let mut children = Listing::new("resources/directory/read", limit);
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = ReadResourceDirectoryRequestParams {
@@ -268,11 +273,11 @@ impl Client {
                 )
                 .await?;
             let page: ReadResourceDirectoryResult = read_result(result)?;
-            children.extend(page.resources);
+            children.extend(page.resources)?;
             match page.next_cursor {
                 Some(next) if cursor.as_deref() != Some(next.as_str()) => cursor = Some(next),
                 Some(_) => break,
-                None => return Ok(children),
+                None => return Ok(children.into_items()),
             }
         }
         Err(ClientError::EndlessPagination {

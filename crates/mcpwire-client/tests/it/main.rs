@@ -15,6 +15,7 @@ mod cancel;
 mod connect;
 mod elicitation;
 mod handler;
+mod held_bytes;
 mod load;
 mod method_coverage;
 mod notifications;

@@ -18,6 +18,7 @@ pub struct ClientOptions {
     pub(crate) status_timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) close_timeout: Duration,
+    pub(crate) get_stream_idle_timeout: Duration,
     pub(crate) max_event_size: usize,
     pub(crate) inbound_capacity: usize,
     pub(crate) max_remembered_tools: usize,
@@ -38,6 +39,12 @@ impl Default for ClientOptions {
             status_timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(30),
             close_timeout: Duration::from_secs(5),
+            // Twenty times the longest silence of an mcpwire server's
+            // streams (a keep-alive comment every 15 s at most by
+            // default), and past the idle cut of common proxies, so that a
+            // quiet but healthy server is not disturbed; a server that
+            // sends no keep-alives costs one reconnection every 5 minutes.
+            get_stream_idle_timeout: Duration::from_secs(5 * 60),
             max_event_size: Decoder::DEFAULT_MAX_EVENT_SIZE,
             inbound_capacity: 64,
             max_remembered_tools: 4_096,
@@ -56,8 +63,9 @@ impl ClientOptions {
     /// The defaults: no request timeout (the protocol engine times requests
     /// out itself), a 30 s connect timeout, 4 MiB messages, 64 queued
     /// inbound packets, the header parameters of 4,096 tools (4 MiB) at
-    /// most, the standalone GET stream on, legacy detection off, the
-    /// system's root certificates.
+    /// most, the standalone GET stream on (and reopened after 5 minutes
+    /// without a byte), legacy detection off, the system's root
+    /// certificates.
     pub fn new() -> Self {
         Self::default()
     }
@@ -97,6 +105,21 @@ impl ClientOptions {
     #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long the standalone GET stream may stay without a byte from the
+    /// server (events and keep-alive comments alike) before the client
+    /// drops its connection and opens the stream again, resuming after the
+    /// last event id it saw, as after the server closed it (5 minutes by
+    /// default). A connection that died without a word (a half-open TCP
+    /// connection: a crashed host, a NAT that forgot it) would otherwise
+    /// leave the client waiting for the server's notifications and
+    /// requests forever. Keep it above the server's keep-alive interval
+    /// (15 s for mcpwire servers); `Duration::MAX` turns it off.
+    #[must_use]
+    pub fn get_stream_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.get_stream_idle_timeout = timeout;
         self
     }
 

@@ -1,5 +1,6 @@
 //! Reading SSE streams: a POST's response stream, its resumption with GET
-//! and `Last-Event-ID`, and the standalone GET stream.
+//! and `Last-Event-ID`, and the standalone GET stream (reopened when it
+//! ends, and when it stays silent past the idle timeout).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,19 +35,22 @@ pub(crate) async fn follow_post_stream(shared: &Arc<Shared>, plan: &PostPlan, bo
     let mut failures = 0u32;
     loop {
         if let Some(stream) = body.take() {
+            // No idle bound here: the engine times out the requests the
+            // stream carries, which closes it (see `nothing_pending`).
             match read_stream(
                 shared,
                 &plan.inbound,
                 &mut decoder,
                 stream,
                 Some(&mut pending),
+                None,
             )
             .await
             {
                 Read::Closed => return,
                 Read::Ended { events } if events > 0 => failures = 0,
                 Read::Ended { .. } if resumed => failures += 1,
-                Read::Ended { .. } => {}
+                Read::Ended { .. } | Read::Idle => {}
             }
         }
         shared.retain_in_flight(&mut pending);
@@ -113,9 +117,10 @@ pub(crate) async fn follow_post_stream(shared: &Arc<Shared>, plan: &PostPlan, bo
 
 /// Keeps the standalone GET stream of session `generation` open: reads it,
 /// and reconnects (with `Last-Event-ID` once the server gave ids) when the
-/// server closes it, until the session changes, the client closes, the
-/// server says it offers no stream (any 4xx, typically 405), or the
-/// reconnection policy gives up.
+/// server closes it or it stays silent for
+/// [`ClientOptions::get_stream_idle_timeout`](super::ClientOptions::get_stream_idle_timeout),
+/// until the session changes, the client closes, the server says it offers
+/// no stream (any 4xx, typically 405), or the reconnection policy gives up.
 ///
 /// `answered` fires once the first GET got its answer (or failed), so that
 /// the sender can wait for the stream before sending on.
@@ -148,10 +153,22 @@ pub(crate) async fn run_standalone(
         }
         match opened {
             Opened::Stream(stream) => {
-                match read_stream(&shared, &inbound, &mut decoder, stream, None).await {
+                let idle = Some(shared.options.get_stream_idle_timeout);
+                match read_stream(&shared, &inbound, &mut decoder, stream, None, idle).await {
                     Read::Closed => return,
                     Read::Ended { events } if events > 0 => failures = 0,
                     Read::Ended { .. } => failures += 1,
+                    // Not a failure: the server answered, and the stream
+                    // lasted the whole idle timeout, which spaces these
+                    // reconnections. Counting them would make a quiet
+                    // server that sends no keep-alives lose its stream
+                    // after a few timeouts.
+                    Read::Idle => {
+                        tracing::debug!(
+                            "the standalone SSE stream was silent too long; reopening it"
+                        );
+                        failures = 0;
+                    }
                 }
             }
             Opened::Refused(status) => {
@@ -215,6 +232,8 @@ enum Read {
     /// The stream ended (or every awaited answer came); `events` counts
     /// the events it carried.
     Ended { events: usize },
+    /// No byte came for the idle timeout; the connection was dropped.
+    Idle,
     /// The client is closed.
     Closed,
 }
@@ -230,17 +249,32 @@ fn nothing_pending(shared: &Shared, pending: Option<&mut Vec<RequestId>>) -> boo
 
 /// Delivers the `message` events of one SSE body. With `pending`, stops
 /// as soon as none of those requests awaits an answer any more: after an
-/// answer, and at every frame the server sends.
+/// answer, and at every frame the server sends. With `idle`, stops when no
+/// frame comes for that long (dropping `body` closes its connection: an
+/// HTTP/1.1 connection with an unfinished body is not reused).
 async fn read_stream(
     shared: &Shared,
     inbound: &mpsc::Sender<Inbound>,
     decoder: &mut Decoder,
     mut body: Incoming,
     mut pending: Option<&mut Vec<RequestId>>,
+    idle: Option<Duration>,
 ) -> Read {
     let mut events = 0;
     loop {
-        match body.frame().await {
+        // Any frame restarts the wait: keep-alive comments are what keep a
+        // quiet stream alive.
+        let frame = match idle {
+            Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
+                Ok(frame) => frame,
+                Err(_) => {
+                    decoder.finish();
+                    return Read::Idle;
+                }
+            },
+            None => body.frame().await,
+        };
+        match frame {
             Some(Ok(frame)) => {
                 let Ok(data) = frame.into_data() else {
                     continue;

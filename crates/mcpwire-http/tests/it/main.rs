@@ -22,6 +22,7 @@ mod client_authorizer;
 mod client_backpressure;
 mod client_errors;
 mod client_exchanges;
+mod client_idle_get_stream;
 mod client_interop;
 mod client_resumption;
 mod client_sessions;
