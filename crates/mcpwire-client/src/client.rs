@@ -117,6 +117,7 @@ pub struct ClientBuilder {
     handler: Arc<dyn ClientHandler>,
     notification_capacity: usize,
     max_listed_bytes: usize,
+    max_schema_bytes: usize,
     roots: Option<Vec<Root>>,
     cache: Option<ResultCache>,
 }
@@ -180,6 +181,18 @@ impl ClientBuilder {
         self
     }
 
+    /// How many bytes the output schemas remembered from `tools/list` (to
+    /// check structured tool results) may weigh together (default 4 MiB;
+    /// at most 1,024 schemas besides), each its length as JSON plus its
+    /// tool's name. Past it other tools' schemas are forgotten, and their
+    /// results taken unchecked until they are listed again; a schema
+    /// heavier than the whole bound is not kept. A client of a server
+    /// whose schemas are larger raises it.
+    pub fn max_schema_bytes(mut self, bytes: usize) -> Self {
+        self.max_schema_bytes = bytes;
+        self
+    }
+
     /// Connects over `transport`: spawns the session task (on the current
     /// tokio runtime) and waits until the server is known.
     ///
@@ -196,7 +209,7 @@ impl ClientBuilder {
         let (notifications, _) = broadcast::channel(self.notification_capacity);
         let shared = Arc::new(Shared {
             notifications: Mutex::new(Some(notifications)),
-            schemas: SchemaCache::default(),
+            schemas: SchemaCache::with_limits(schema::DEFAULT_MAX_SCHEMAS, self.max_schema_bytes),
             handler: self.handler.clone(),
             capabilities: self.config.capabilities.clone(),
             roots: RootsState::new(self.roots),
@@ -251,6 +264,7 @@ impl Client {
             handler: Arc::new(NoHandler),
             notification_capacity: DEFAULT_NOTIFICATION_CAPACITY,
             max_listed_bytes: crate::weight::DEFAULT_MAX_LISTED_BYTES,
+            max_schema_bytes: schema::DEFAULT_MAX_SCHEMA_BYTES,
             roots: None,
             cache: None,
         }

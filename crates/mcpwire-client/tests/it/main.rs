@@ -22,6 +22,7 @@ mod notifications;
 mod robustness;
 mod roots;
 mod sampling;
+mod schema_bytes;
 mod stdio;
 mod structured;
 mod support;

@@ -51,6 +51,14 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The SSE stream, which carries every answer, stayed without a byte
+    /// (not even a keep-alive comment) for the idle timeout
+    /// ([`LegacyClientOptions::stream_idle_timeout`](super::LegacyClientOptions::stream_idle_timeout)):
+    /// the connection is taken as lost and dropped, and the session ends,
+    /// as when the stream breaks. The legacy protocol has no resumption, so
+    /// going on needs a new session.
+    #[error("the SSE stream was silent for {0:?}: the connection is taken as lost")]
+    StreamIdle(Duration),
     /// The transport was closed.
     #[error("the transport is closed")]
     Closed,

@@ -14,7 +14,9 @@
 //!   bounded queue, filled by a task reading the stream: when the caller
 //!   stops receiving, the client stops reading and the server feels it. It
 //!   is cancel safe. It returns `None` once the stream ended, after an
-//!   `Err` if it broke.
+//!   `Err` if it broke or stayed silent past the idle timeout
+//!   ([`Error::StreamIdle`]: a half-open connection must not leave the
+//!   client waiting for answers forever).
 //! * **`close`** ends the GET stream, which ends the session on the server.
 //!
 //! It speaks `http` and `https` through mcpwire-http's pooled client
@@ -136,7 +138,8 @@ impl LegacySseClient {
         let endpoint = endpoint::resolve(&sse_url, &opened.endpoint)?;
         tracing::debug!(%endpoint, "legacy SSE stream open");
         let (inbound_sender, inbound) = mpsc::channel(options.http.inbound_queue_capacity());
-        let reader = tokio::spawn(reader::run(opened, inbound_sender)).abort_handle();
+        let idle = options.stream_idle_timeout;
+        let reader = tokio::spawn(reader::run(opened, inbound_sender, idle)).abort_handle();
         Ok(Self {
             sender: LegacyClientSender {
                 http,

@@ -7,13 +7,15 @@ use mcpwire_http::client::ClientOptions;
 /// How a [`LegacySseClient`](super::LegacySseClient) connects and runs.
 ///
 /// The HTTP side is mcpwire-http's [`ClientOptions`], shared with the
-/// Streamable HTTP client; the legacy transport adds two bounds of its own.
+/// Streamable HTTP client; the legacy transport adds three bounds of its
+/// own.
 /// Every bound has a finite default; the builder methods change one each.
 #[derive(Clone, Debug)]
 pub struct LegacyClientOptions {
     pub(crate) http: ClientOptions,
     pub(crate) endpoint_timeout: Duration,
     pub(crate) request_timeout: Duration,
+    pub(crate) stream_idle_timeout: Duration,
 }
 
 impl Default for LegacyClientOptions {
@@ -22,6 +24,13 @@ impl Default for LegacyClientOptions {
             http: ClientOptions::default(),
             endpoint_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
+            // Off: here silence would end the session (the legacy
+            // protocol has no resumption), and the TypeScript SDK's legacy
+            // server sends no keep-alive comments, so any bound would cut
+            // off its quiet but healthy sessions. A connection that died
+            // without a word is found by the connections' TCP keep-alive
+            // instead (mcpwire-http's connector: about two minutes).
+            stream_idle_timeout: Duration::MAX,
         }
     }
 }
@@ -30,7 +39,8 @@ impl LegacyClientOptions {
     /// The defaults: those of [`ClientOptions`] for the HTTP side (a 30 s
     /// connect timeout, 4 MiB messages, 64 queued inbound packets, the
     /// system's root certificates), 10 s for the `endpoint` event, 30 s for
-    /// each POST's status.
+    /// each POST's status, and no bound on the SSE stream's silence (TCP
+    /// keep-alive notices a dead peer).
     pub fn new() -> Self {
         Self::default()
     }
@@ -42,8 +52,9 @@ impl LegacyClientOptions {
     /// inbound packet and skipped), how many received packets may wait for
     /// `recv` before the client stops reading the stream, and the root
     /// certificates HTTPS trusts. The knobs that only concern Streamable
-    /// HTTP (request timeout, reconnection, GET stream, legacy detection)
-    /// are not used.
+    /// HTTP (request timeout, reconnection, GET stream and its idle
+    /// timeout, legacy detection) are not used: the SSE stream's idle bound
+    /// is [`stream_idle_timeout`](Self::stream_idle_timeout).
     #[must_use]
     pub fn http(mut self, options: ClientOptions) -> Self {
         self.http = options;
@@ -70,6 +81,28 @@ impl LegacyClientOptions {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// How long the SSE stream may stay without a byte from the server
+    /// (events and keep-alive comments alike) before the client takes the
+    /// connection as lost (no bound by default): `recv` then returns
+    /// [`Error::StreamIdle`](super::Error::StreamIdle) and then `None`, as
+    /// after the stream broke, and the connection is dropped. A connection
+    /// that died without a word (a half-open TCP connection: a crashed
+    /// host, a NAT that forgot it) would otherwise leave the client
+    /// waiting forever for answers, which only this stream carries; the
+    /// connections' TCP keep-alive already notices a peer host that is
+    /// gone (within about two minutes), and this bound also catches a
+    /// server process that stopped writing. Set it only for a server that
+    /// sends keep-alive comments (every 15 s for mcpwire servers), well
+    /// above their interval: a server that sends none (the TypeScript
+    /// SDK's legacy `SSEServerTransport`, for one) would lose every session
+    /// that stays quiet this long. `Duration::MAX` (the default) turns it
+    /// off.
+    #[must_use]
+    pub fn stream_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.stream_idle_timeout = timeout;
         self
     }
 }

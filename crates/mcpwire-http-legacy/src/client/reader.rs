@@ -107,9 +107,11 @@ pub(crate) async fn open(
 
 /// Reads the rest of the stream into `inbound`: each `message` event as a
 /// classified packet (LEG-06), other events ignored. Ends when the stream
-/// does, or when nobody receives any more; the connection then closes,
-/// which ends the session on the server.
-pub(crate) async fn run(mut opened: Opened, inbound: mpsc::Sender<Item>) {
+/// does, when nobody receives any more, or when no byte came for `idle`
+/// (reported as [`Error::StreamIdle`], as a broken stream reports its
+/// error); the connection then closes, which ends the session on the
+/// server.
+pub(crate) async fn run(mut opened: Opened, inbound: mpsc::Sender<Item>, idle: Duration) {
     loop {
         while let Some(event) = opened.decoder.next_event() {
             let packet = match event {
@@ -131,23 +133,40 @@ pub(crate) async fn run(mut opened: Opened, inbound: mpsc::Sender<Item>) {
                 return;
             }
         }
-        tokio::select! {
-            frame = opened.body.frame() => match frame {
-                None => {
-                    tracing::debug!("the legacy server ended the SSE stream");
-                    return;
-                }
-                Some(Err(error)) => {
-                    let _ = inbound.send(Err(Error::Request(error.into()))).await;
-                    return;
-                }
-                Some(Ok(frame)) => {
-                    if let Some(data) = frame.data_ref() {
-                        opened.decoder.feed(data);
-                    }
-                }
-            },
+        // The wait restarts at every frame, whatever it holds: keep-alive
+        // comments are what tell a quiet stream from a dead connection. It
+        // does not run while the queue is full (above), so a caller that
+        // stops receiving is not mistaken for a silent server.
+        let frame = tokio::select! {
+            frame = tokio::time::timeout(idle, opened.body.frame()) => frame,
             () = inbound.closed() => return,
+        };
+        match frame {
+            Err(_) => {
+                tracing::debug!(
+                    ?idle,
+                    "the legacy SSE stream was silent too long; dropping it"
+                );
+                // Closes the connection at once (an HTTP/1.1 connection
+                // with an unfinished body is not reused), not after the
+                // caller took the error.
+                drop(opened);
+                let _ = inbound.send(Err(Error::StreamIdle(idle))).await;
+                return;
+            }
+            Ok(None) => {
+                tracing::debug!("the legacy server ended the SSE stream");
+                return;
+            }
+            Ok(Some(Err(error))) => {
+                let _ = inbound.send(Err(Error::Request(error.into()))).await;
+                return;
+            }
+            Ok(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    opened.decoder.feed(data);
+                }
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 )]
 
 mod client;
+mod client_idle;
 mod fallback;
 mod https;
 mod server;

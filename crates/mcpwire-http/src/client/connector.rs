@@ -28,6 +28,19 @@ use super::options::ClientOptions;
 /// How long an idle pooled connection is kept.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
+/// TCP keep-alive on every connection: after a minute without traffic the
+/// kernel probes the peer every 15 s and resets the connection after 4
+/// unanswered probes. A peer that vanished without a word (a crashed
+/// host, a NAT that forgot the connection) is then noticed within about
+/// two minutes on a stream that is quiet on purpose, such as a legacy SSE
+/// stream from a server that sends no keep-alive comments, without the
+/// client having to guess how long the server may stay silent.
+const TCP_KEEPALIVE_IDLE: Duration = Duration::from_secs(60);
+/// See [`TCP_KEEPALIVE_IDLE`].
+const TCP_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);
+/// See [`TCP_KEEPALIVE_IDLE`].
+const TCP_KEEPALIVE_RETRIES: u32 = 4;
+
 /// Reads an MCP endpoint URL: it must be absolute, `http` or `https`, and
 /// name a host.
 ///
@@ -96,6 +109,9 @@ impl HttpClient {
         http.enforce_http(false);
         http.set_nodelay(true);
         http.set_connect_timeout(Some(options.connect_timeout));
+        http.set_keepalive(Some(TCP_KEEPALIVE_IDLE));
+        http.set_keepalive_interval(Some(TCP_KEEPALIVE_INTERVAL));
+        http.set_keepalive_retries(Some(TCP_KEEPALIVE_RETRIES));
         let tls = if https {
             Some(TlsConnector::from(Arc::new(tls_config(options)?)))
         } else {

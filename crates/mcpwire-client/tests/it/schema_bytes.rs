@@ -1,0 +1,126 @@
+//! The output schemas the client remembers from `tools/list` are bounded in
+//! bytes as well as in entries, over a real TCP socket on 127.0.0.1: a
+//! server listing tools whose schemas are a MiB each cannot make the client
+//! hold more than the default 4 MiB of them. A tool whose schema was
+//! forgotten has its results taken unchecked, which is how the test sees
+//! what is remembered.
+
+use mcpwire_client::{Client, ClientError};
+use mcpwire_stdio::StdioTransport;
+use mcpwire_types::ProtocolVersion;
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::support::{bounded, pinned};
+
+/// How many tools the server lists, one per page.
+const TOOLS: usize = 6;
+
+/// How long each tool's `outputSchema` is: a quarter of the default bound,
+/// plus its other keywords, so that three fit and four do not.
+const SCHEMA_TEXT: usize = 1024 * 1024;
+
+/// Both ends of a TCP connection on 127.0.0.1: the client's, the server's.
+async fn loopback() -> (TcpStream, TcpStream) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (client, accepted) = tokio::join!(TcpStream::connect(address), listener.accept());
+    (client.unwrap(), accepted.unwrap().0)
+}
+
+async fn next_message(read: &mut BufReader<OwnedReadHalf>) -> Option<Value> {
+    let mut line = String::new();
+    match read.read_line(&mut line).await.unwrap() {
+        0 => None,
+        _ => Some(serde_json::from_str(&line).unwrap()),
+    }
+}
+
+async fn send(write: &mut OwnedWriteHalf, message: &Value) {
+    let mut line = message.to_string();
+    line.push('\n');
+    write.write_all(line.as_bytes()).await.unwrap();
+}
+
+/// A scripted 2025-06-18 server listing [`TOOLS`] tools, `big-1` to
+/// `big-6`, one per page, each with an output schema of [`SCHEMA_TEXT`]
+/// bytes requiring `n`; every call answers structured content without
+/// `n`, which a remembered schema refuses.
+async fn schema_server(stream: TcpStream) {
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let mut listed = 0;
+    while let Some(message) = next_message(&mut read).await {
+        let id = message["id"].clone();
+        let result = match message["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "schemas", "version": "1"}
+            }),
+            Some("tools/list") => {
+                listed += 1;
+                let tool = json!({
+                    "name": format!("big-{listed}"),
+                    "inputSchema": {"type": "object"},
+                    "outputSchema": {
+                        "type": "object",
+                        "description": "x".repeat(SCHEMA_TEXT),
+                        "properties": {"n": {"type": "integer"}},
+                        "required": ["n"]
+                    }
+                });
+                let mut page = json!({"tools": [tool]});
+                if listed < TOOLS {
+                    page["nextCursor"] = json!(listed.to_string());
+                }
+                page
+            }
+            Some("tools/call") => json!({"content": [], "structuredContent": {}}),
+            _ => continue,
+        };
+        send(
+            &mut write,
+            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn remembered_output_schemas_are_bounded_in_bytes() {
+    bounded(async {
+        let (client_end, server_end) = loopback().await;
+        tokio::spawn(schema_server(server_end));
+        let (read, write) = client_end.into_split();
+        let client = Client::builder(pinned(ProtocolVersion::V2025_06_18))
+            .connect(StdioTransport::new(read, write))
+            .await
+            .unwrap();
+        let listed = client.list_all_tools().await.unwrap();
+        assert_eq!(listed.len(), TOOLS);
+
+        let mut checked = Vec::new();
+        for n in 1..=TOOLS {
+            let name = format!("big-{n}");
+            match client.call_tool(&name, Map::new()).await {
+                Ok(_) => {}
+                Err(ClientError::InvalidStructuredContent { tool, .. }) => checked.push(tool),
+                Err(other) => panic!("{name}: unexpected error {other:?}"),
+            }
+        }
+        // Three schemas of a MiB fit in the default 4 MiB, four do not:
+        // before the byte bound the client remembered all six (1,024 were
+        // allowed, counted in entries only). Which older ones were
+        // forgotten is unspecified, but the last listed is always kept.
+        assert!(
+            !checked.is_empty() && checked.len() <= 3,
+            "schemas remembered: {checked:?}"
+        );
+        assert!(checked.contains(&format!("big-{TOOLS}")), "{checked:?}");
+        client.close().await;
+    })
+    .await;
+}
