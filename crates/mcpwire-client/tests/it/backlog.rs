@@ -10,11 +10,11 @@ use mcpwire_client::Client;
 use mcpwire_stdio::StdioTransport;
 use mcpwire_types::ProtocolVersion;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 
-use crate::support::{bounded, config};
+use crate::support::{bounded, config, read_json_line, write_json_line};
 
 /// Pings the server sends: their answers (about 40 bytes each) are far
 /// more than the small socket buffers below hold and than the outbox's
@@ -51,9 +51,9 @@ async fn connected(
     config.limits.max_backlog_wait = max_backlog_wait;
     let connect = Client::connect(StdioTransport::new(client_read, client_write), config);
     let handshake = async {
-        let initialize = next_message(&mut server_read).await;
+        let initialize = read_json_line(&mut server_read).await.unwrap();
         assert_eq!(initialize["method"], "initialize");
-        send(
+        write_json_line(
             &mut server_write,
             &json!({"jsonrpc": "2.0", "id": initialize["id"], "result": {
                 "protocolVersion": "2025-06-18",
@@ -63,24 +63,12 @@ async fn connected(
         )
         .await;
         assert_eq!(
-            next_message(&mut server_read).await["method"],
+            read_json_line(&mut server_read).await.unwrap()["method"],
             "notifications/initialized"
         );
     };
     let (client, ()) = tokio::join!(connect, handshake);
     (client.unwrap(), server_read, server_write)
-}
-
-async fn next_message(read: &mut BufReader<OwnedReadHalf>) -> Value {
-    let mut line = String::new();
-    read.read_line(&mut line).await.unwrap();
-    serde_json::from_str(&line).unwrap()
-}
-
-async fn send(write: &mut OwnedWriteHalf, message: &Value) {
-    let mut line = message.to_string();
-    line.push('\n');
-    write.write_all(line.as_bytes()).await.unwrap();
 }
 
 /// Sends [`PINGS`] pings in one write.

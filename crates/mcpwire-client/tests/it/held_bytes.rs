@@ -12,34 +12,11 @@ use mcpwire_client::{Client, ClientBuilder, ClientError, ResultCache};
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_stdio::StdioTransport;
 use mcpwire_types::{CacheHint, ProtocolVersion, ReadResourceResult, Resource, ResourceContents};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
+use serde_json::json;
+use tokio::io::BufReader;
+use tokio::net::TcpStream;
 
-use crate::support::{bounded, pinned};
-
-/// Both ends of a TCP connection on 127.0.0.1: the client's, the server's.
-async fn loopback() -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (client, accepted) = tokio::join!(TcpStream::connect(address), listener.accept());
-    (client.unwrap(), accepted.unwrap().0)
-}
-
-async fn next_message(read: &mut BufReader<OwnedReadHalf>) -> Option<Value> {
-    let mut line = String::new();
-    match read.read_line(&mut line).await.unwrap() {
-        0 => None,
-        _ => Some(serde_json::from_str(&line).unwrap()),
-    }
-}
-
-async fn send(write: &mut OwnedWriteHalf, message: &Value) {
-    let mut line = message.to_string();
-    line.push('\n');
-    write.write_all(line.as_bytes()).await.unwrap();
-}
+use crate::support::{bounded, loopback, pinned, read_json_line, write_json_line};
 
 /// A scripted 2025-06-18 server listing `pages` pages of tools, each
 /// holding one tool whose description is `text` bytes long, with a new
@@ -49,7 +26,7 @@ async fn list_server(stream: TcpStream, pages: usize, text: usize) -> usize {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let mut asked = 0;
-    while let Some(message) = next_message(&mut read).await {
+    while let Some(message) = read_json_line(&mut read).await {
         let id = message["id"].clone();
         let result = match message["method"].as_str() {
             Some("initialize") => json!({
@@ -72,7 +49,7 @@ async fn list_server(stream: TcpStream, pages: usize, text: usize) -> usize {
             }
             _ => continue,
         };
-        send(
+        write_json_line(
             &mut write,
             &json!({"jsonrpc": "2.0", "id": id, "result": result}),
         )

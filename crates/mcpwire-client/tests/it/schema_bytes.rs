@@ -8,12 +8,11 @@
 use mcpwire_client::{Client, ClientError};
 use mcpwire_stdio::StdioTransport;
 use mcpwire_types::ProtocolVersion;
-use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
+use serde_json::{Map, json};
+use tokio::io::BufReader;
+use tokio::net::TcpStream;
 
-use crate::support::{bounded, pinned};
+use crate::support::{bounded, loopback, pinned, read_json_line, write_json_line};
 
 /// How many tools the server lists, one per page.
 const TOOLS: usize = 6;
@@ -21,28 +20,6 @@ const TOOLS: usize = 6;
 /// How long each tool's `outputSchema` is: a quarter of the default bound,
 /// plus its other keywords, so that three fit and four do not.
 const SCHEMA_TEXT: usize = 1024 * 1024;
-
-/// Both ends of a TCP connection on 127.0.0.1: the client's, the server's.
-async fn loopback() -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (client, accepted) = tokio::join!(TcpStream::connect(address), listener.accept());
-    (client.unwrap(), accepted.unwrap().0)
-}
-
-async fn next_message(read: &mut BufReader<OwnedReadHalf>) -> Option<Value> {
-    let mut line = String::new();
-    match read.read_line(&mut line).await.unwrap() {
-        0 => None,
-        _ => Some(serde_json::from_str(&line).unwrap()),
-    }
-}
-
-async fn send(write: &mut OwnedWriteHalf, message: &Value) {
-    let mut line = message.to_string();
-    line.push('\n');
-    write.write_all(line.as_bytes()).await.unwrap();
-}
 
 /// A scripted 2025-06-18 server listing [`TOOLS`] tools, `big-1` to
 /// `big-6`, one per page, each with an output schema of [`SCHEMA_TEXT`]
@@ -52,7 +29,7 @@ async fn schema_server(stream: TcpStream) {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let mut listed = 0;
-    while let Some(message) = next_message(&mut read).await {
+    while let Some(message) = read_json_line(&mut read).await {
         let id = message["id"].clone();
         let result = match message["method"].as_str() {
             Some("initialize") => json!({
@@ -81,7 +58,7 @@ async fn schema_server(stream: TcpStream) {
             Some("tools/call") => json!({"content": [], "structuredContent": {}}),
             _ => continue,
         };
-        send(
+        write_json_line(
             &mut write,
             &json!({"jsonrpc": "2.0", "id": id, "result": result}),
         )

@@ -1,6 +1,7 @@
 //! Test fixtures: a real server with something of everything, a
-//! line-based transport whose far end a test scripts by hand, and bounds on
-//! how long a test may run.
+//! line-based transport whose far end a test scripts by hand, a raw TCP
+//! peer's reads and writes of JSON lines, and bounds on how long a test may
+//! run.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -16,6 +17,9 @@ use mcpwire_types::{
     ResourceTemplate, Tool,
 };
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
 /// Runs `test`, failing it if it takes longer than 30 seconds of real time.
@@ -325,4 +329,29 @@ pub(crate) async fn scripted_client(config: ClientConfig) -> (Client, ScriptedPe
     let connect = Client::connect(transport, config.pinned(ProtocolVersion::V2025_06_18));
     let (client, peer) = tokio::join!(connect, script);
     (client.expect("the client connects"), peer)
+}
+
+/// Both ends of a TCP connection on 127.0.0.1: the client's, the server's.
+pub(crate) async fn loopback() -> (TcpStream, TcpStream) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (client, accepted) = tokio::join!(TcpStream::connect(address), listener.accept());
+    (client.unwrap(), accepted.unwrap().0)
+}
+
+/// The next line a raw peer reads, as JSON; `None` once the other end hung
+/// up.
+pub(crate) async fn read_json_line(read: &mut BufReader<OwnedReadHalf>) -> Option<Value> {
+    let mut line = String::new();
+    match read.read_line(&mut line).await.unwrap() {
+        0 => None,
+        _ => Some(serde_json::from_str(&line).unwrap()),
+    }
+}
+
+/// Writes `message` as one line, as a raw peer.
+pub(crate) async fn write_json_line(write: &mut OwnedWriteHalf, message: &Value) {
+    let mut line = message.to_string();
+    line.push('\n');
+    write.write_all(line.as_bytes()).await.unwrap();
 }

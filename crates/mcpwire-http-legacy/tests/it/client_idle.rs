@@ -15,16 +15,16 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
 /// The idle timeout the tests set: short, so that they are quick, yet
-/// eight keep-alive periods long, so that a late comment on a loaded
+/// sixteen keep-alive periods long, so that a late comment on a loaded
 /// machine does not end the stream too early.
-const IDLE: Duration = Duration::from_millis(400);
+const IDLE: Duration = Duration::from_millis(800);
 
 /// How often [`Carrying::KeepAlives`] sends a comment.
 const KEEP_ALIVE_EVERY: Duration = Duration::from_millis(50);
 
-/// How long [`Carrying::KeepAlives`] keeps the stream alive: five idle
+/// How long [`Carrying::KeepAlives`] keeps the stream alive: three idle
 /// timeouts.
-const KEEP_ALIVE_FOR: Duration = Duration::from_millis(2000);
+const KEEP_ALIVE_FOR: Duration = Duration::from_millis(2400);
 
 /// How long a whole test may take: generous against the waits of a few
 /// seconds at most it expects, since a loaded 2-core machine (builds run
