@@ -11,6 +11,7 @@ use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Uri};
 use mcpwire_jsonrpc::{ErrorCode, Inbound, Message, RequestId};
 use mcpwire_types::ProtocolVersion;
+use mcpwire_types::methods::{Discover, Request as _};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -237,6 +238,24 @@ impl Shared {
             && let Some(entry) = state.in_flight.remove(cancelled)
         {
             state.stop_if_idle(entry.task.as_ref());
+        }
+        // `initialize` while a `server/discover` probe is in flight means
+        // the engine gave up on the probe (no answer in time: a server of
+        // an older revision, which must not be sent a cancellation before
+        // `initialize`, LIFE-05). Its answer will never be awaited: forget
+        // it and close its stream, as for a cancelled request.
+        if initialize {
+            let probes: Vec<RequestId> = state
+                .in_flight
+                .iter()
+                .filter(|(_, entry)| entry.method == Discover::METHOD)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for probe in probes {
+                if let Some(entry) = state.in_flight.remove(&probe) {
+                    state.stop_if_idle(entry.task.as_ref());
+                }
+            }
         }
         let first = !state.first_post_sent;
         state.first_post_sent = true;

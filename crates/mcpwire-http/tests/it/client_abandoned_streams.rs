@@ -1,8 +1,9 @@
 //! POST answer streams nobody waits on any more end promptly: a request
 //! that timed out in the engine, was cancelled, or was answered on another
-//! stream does not leave its SSE connection and reader task behind, however
-//! the server keeps that stream open (comments only, or silence). A batch
-//! stream still carrying another request stays open for it.
+//! stream, or a `server/discover` probe the engine gave up on, does not
+//! leave its SSE connection and reader task behind, however the server
+//! keeps that stream open (comments only, or silence). A batch stream still
+//! carrying another request stays open for it.
 
 #![cfg(all(feature = "client", feature = "server"))]
 
@@ -76,8 +77,10 @@ impl StreamingServer {
             async move {
                 // A batch is the one POST without a method of its own.
                 let streamed = request.method == Method::POST
-                    && (request.rpc_method().as_deref() == Some("tools/call")
-                        || request.json().is_array());
+                    && (matches!(
+                        request.rpc_method().as_deref(),
+                        Some("tools/call" | "server/discover")
+                    ) || request.json().is_array());
                 if streamed {
                     let (writer, response) = sse(&[]);
                     let writer = Arc::new(writer);
@@ -173,7 +176,24 @@ struct Driven {
 
 impl Driven {
     async fn connect(url: &str) -> Self {
-        let config = ClientConfig::named("c", "1").pinned(ProtocolVersion::V2025_11_25);
+        Self::connect_with(
+            url,
+            ClientConfig::named("c", "1").pinned(ProtocolVersion::V2025_11_25),
+        )
+        .await
+    }
+
+    /// Connects choosing the revision automatically: a `server/discover`
+    /// probe first, given up on after `probe_timeout`, then `initialize`.
+    async fn connect_probing(url: &str, probe_timeout: Duration) -> Self {
+        Self::connect_with(
+            url,
+            ClientConfig::named("c", "1").with_probe_timeout(probe_timeout),
+        )
+        .await
+    }
+
+    async fn connect_with(url: &str, config: ClientConfig) -> Self {
         let mut driven = Self {
             session: ClientSession::new(Arc::new(config), Instant::now()),
             transport: StreamableHttpClient::with_options(url, ClientOptions::new()).unwrap(),
@@ -272,6 +292,25 @@ async fn streams_of_comments_are_closed_when_their_requests_time_out() {
             server.wait_for_closes(calls).await,
             calls,
             "every abandoned stream is closed by the client"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_silent_probe_stream_is_closed_once_the_client_falls_back_to_initialize() {
+    bounded(async {
+        let server = StreamingServer::start(Carrying::Silence).await;
+        // The probe goes unanswered (LIFE-05: no cancellation follows it),
+        // so only the fallback to `initialize` can tell the transport that
+        // its stream is not awaited any more.
+        let _client = Driven::connect_probing(&server.server.url, Duration::from_millis(300)).await;
+        assert_eq!(server.server.posts_of("server/discover").len(), 1);
+        assert_eq!(server.opened.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            server.wait_for_closes(1).await,
+            1,
+            "the abandoned probe's stream is closed by the client"
         );
     })
     .await;
