@@ -54,63 +54,95 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 ";
 
-/// Appends `ARGV[3]` to open stream `ARGV[2]`, keeping at most `ARGV[4]`
-/// events in it, and `ARGV[5]` events and `ARGV[7]` bytes in the session;
-/// `ARGV[6]` the TTL. An event larger than the session's bytes is not
-/// kept: it would push out everything else and then itself.
-const APPEND: &str = r"
+// The stream scripts below are put together from these pieces (macros, so
+// that `concat!` can join them at compile time): appending the last event
+// of a stream and finishing it is one script, one round trip.
+
+/// Leaves the script (0) unless stream `ARGV[2]` is open; names it `n`.
+macro_rules! lua_stream_is_open {
+    () => {
+        r"
 local n = ARGV[2]
 if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 0 then return 0 end
+"
+    };
+}
+
+/// Appends `ARGV[3]` to stream `n` (see [`APPEND`]).
+macro_rules! lua_append_event {
+    () => {
+        r"
 local size = #ARGV[3]
-if size > tonumber(ARGV[7]) then return 1 end
-local list = ARGV[1] .. n
-redis.call('RPUSH', list, ARGV[3])
-redis.call('RPUSH', KEYS[2], n)
-redis.call('HINCRBY', KEYS[1], 'b:' .. n, size)
-local total = redis.call('HINCRBY', KEYS[1], 'total', 1)
-local bytes = redis.call('HINCRBY', KEYS[1], 'bytes', size)
-if redis.call('LLEN', list) > tonumber(ARGV[4]) then
-  local dropped = redis.call('LPOP', list)
-  redis.call('LREM', KEYS[2], 1, n)
-  total = redis.call('HINCRBY', KEYS[1], 'total', -1)
-  redis.call('HINCRBY', KEYS[1], 'b:' .. n, -#dropped)
-  bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -#dropped)
-end
-local rounds = 0
-while (total > tonumber(ARGV[5]) or bytes > tonumber(ARGV[7])) and rounds < 10000 do
-  rounds = rounds + 1
-  local oldest = redis.call('LPOP', KEYS[2])
-  if not oldest then break end
-  local olist = ARGV[1] .. oldest
-  local dropped = redis.call('LPOP', olist)
-  total = redis.call('HINCRBY', KEYS[1], 'total', -1)
-  if dropped then
-    redis.call('HINCRBY', KEYS[1], 'b:' .. oldest, -#dropped)
+if size <= tonumber(ARGV[7]) then
+  local list = ARGV[1] .. n
+  redis.call('RPUSH', list, ARGV[3])
+  redis.call('RPUSH', KEYS[2], n)
+  redis.call('HINCRBY', KEYS[1], 'b:' .. n, size)
+  local total = redis.call('HINCRBY', KEYS[1], 'total', 1)
+  local bytes = redis.call('HINCRBY', KEYS[1], 'bytes', size)
+  if redis.call('LLEN', list) > tonumber(ARGV[4]) then
+    local dropped = redis.call('LPOP', list)
+    redis.call('LREM', KEYS[2], 1, n)
+    total = redis.call('HINCRBY', KEYS[1], 'total', -1)
+    redis.call('HINCRBY', KEYS[1], 'b:' .. n, -#dropped)
     bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -#dropped)
   end
-  if redis.call('HEXISTS', KEYS[1], 'f:' .. oldest) == 1 and redis.call('LLEN', olist) == 0 then
-    redis.call('HDEL', KEYS[1], 'o:' .. oldest, 'f:' .. oldest, 'd:' .. oldest, 'b:' .. oldest)
+  local rounds = 0
+  while (total > tonumber(ARGV[5]) or bytes > tonumber(ARGV[7])) and rounds < 10000 do
+    rounds = rounds + 1
+    local oldest = redis.call('LPOP', KEYS[2])
+    if not oldest then break end
+    local olist = ARGV[1] .. oldest
+    local dropped = redis.call('LPOP', olist)
+    total = redis.call('HINCRBY', KEYS[1], 'total', -1)
+    if dropped then
+      redis.call('HINCRBY', KEYS[1], 'b:' .. oldest, -#dropped)
+      bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -#dropped)
+    end
+    if redis.call('HEXISTS', KEYS[1], 'f:' .. oldest) == 1 and redis.call('LLEN', olist) == 0 then
+      redis.call('HDEL', KEYS[1], 'o:' .. oldest, 'f:' .. oldest, 'd:' .. oldest, 'b:' .. oldest)
+    end
   end
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+  redis.call('PEXPIRE', KEYS[3], ARGV[6])
+  redis.call('PEXPIRE', list, ARGV[6])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('PEXPIRE', KEYS[3], ARGV[6])
-redis.call('PEXPIRE', list, ARGV[6])
-return 1
-";
+"
+    };
+}
 
-/// Marks stream `ARGV[2]` finished, dropping it at once when it is empty.
-const FINISH: &str = r"
-local n = ARGV[2]
-if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 0 then return 0 end
+/// Marks stream `n` finished (see [`FINISH`]).
+macro_rules! lua_finish_stream {
+    () => {
+        r"
 if redis.call('LLEN', ARGV[1] .. n) == 0 then
   redis.call('HDEL', KEYS[1], 'o:' .. n, 'f:' .. n, 'd:' .. n, 'b:' .. n)
   redis.call('DEL', ARGV[1] .. n)
 else
   redis.call('HSET', KEYS[1], 'f:' .. n, 1)
 end
-return 1
-";
+"
+    };
+}
+
+/// Appends `ARGV[3]` to open stream `ARGV[2]`, keeping at most `ARGV[4]`
+/// events in it, and `ARGV[5]` events and `ARGV[7]` bytes in the session;
+/// `ARGV[6]` the TTL. An event larger than the session's bytes is not
+/// kept: it would push out everything else and then itself.
+const APPEND: &str = concat!(lua_stream_is_open!(), lua_append_event!(), "return 1\n");
+
+/// Marks stream `ARGV[2]` finished, dropping it at once when it is empty.
+const FINISH: &str = concat!(lua_stream_is_open!(), lua_finish_stream!(), "return 1\n");
+
+/// [`APPEND`] then [`FINISH`], in one script: the answer that ends a POST
+/// stream costs one round trip.
+const APPEND_LAST: &str = concat!(
+    lua_stream_is_open!(),
+    lua_append_event!(),
+    lua_finish_stream!(),
+    "return 1\n"
+);
 
 /// `{finished, delivered, events}` of stream `ARGV[2]`, or nil.
 const REPLAY: &str = r"
@@ -211,6 +243,19 @@ impl RedisEventStore {
 
     /// Runs one of the per-stream scripts with `extra` arguments after
     /// the stream number.
+    /// The arguments of [`APPEND`] and [`APPEND_LAST`] after the stream's:
+    /// the event and the bounds.
+    fn append_arguments(&self, event: &StoredEvent) -> [Vec<u8>; 5] {
+        let config = &self.redis.config;
+        [
+            encode(event),
+            number(config.events_per_stream.max(1) as u64),
+            number(config.events_per_session.max(1) as u64),
+            number(self.ttl()),
+            number(config.event_bytes_per_session as u64),
+        ]
+    }
+
     async fn stream_script<T: redis::FromRedisValue>(
         &self,
         what: &str,
@@ -296,14 +341,7 @@ impl EventStore for RedisEventStore {
     fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
         let key = key.clone();
         Box::pin(async move {
-            let config = &self.redis.config;
-            let arguments = [
-                encode(&event),
-                number(config.events_per_stream.max(1) as u64),
-                number(config.events_per_session.max(1) as u64),
-                number(self.ttl()),
-                number(config.event_bytes_per_session as u64),
-            ];
+            let arguments = self.append_arguments(&event);
             self.stream_script::<i64>("appending an event", APPEND, &key, &arguments)
                 .await?;
             Ok(())
@@ -315,6 +353,21 @@ impl EventStore for RedisEventStore {
         Box::pin(async move {
             self.stream_script::<i64>("finishing a stream", FINISH, &key, &[])
                 .await?;
+            Ok(())
+        })
+    }
+
+    fn append_last(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        let key = key.clone();
+        Box::pin(async move {
+            let arguments = self.append_arguments(&event);
+            self.stream_script::<i64>(
+                "appending a stream's last event",
+                APPEND_LAST,
+                &key,
+                &arguments,
+            )
+            .await?;
             Ok(())
         })
     }

@@ -295,6 +295,18 @@ impl Logs {
         }
     }
 
+    /// Marks a stream ended, dropping its log when it holds nothing.
+    fn finish(&mut self, key: &StreamKey) {
+        if let Some(session) = self.sessions.get_mut(&key.session)
+            && let Some(stream) = session.stream_mut(key.stream)
+        {
+            stream.finished = true;
+            if stream.events.is_empty() {
+                session.remove_stream(key.stream);
+            }
+        }
+    }
+
     /// Drops a stream and its events.
     fn forget(&mut self, key: &StreamKey) {
         let Some(session) = self.sessions.get_mut(&key.session) else {
@@ -337,14 +349,14 @@ impl EventStore for MemoryEventStore {
     }
 
     fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session)
-            && let Some(stream) = session.stream_mut(key.stream)
-        {
-            stream.finished = true;
-            if stream.events.is_empty() {
-                session.remove_stream(key.stream);
-            }
-        }
+        lock(&self.logs).finish(key);
+        crate::done()
+    }
+
+    fn append_last(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        let mut logs = lock(&self.logs);
+        logs.append(key, event, self.limits);
+        logs.finish(key);
         crate::done()
     }
 
@@ -472,6 +484,12 @@ mod tests {
         let store = MemoryEventStore::new();
         store_contract::event_store_replays_only_the_named_stream_after_the_given_event(&store)
             .await;
+    }
+
+    #[tokio::test]
+    async fn event_store_append_last_appends_and_finishes() {
+        let store = MemoryEventStore::new();
+        store_contract::event_store_append_last_appends_and_finishes(&store).await;
     }
 
     #[tokio::test]

@@ -66,6 +66,19 @@ pub trait EventStore: Send + Sync + 'static {
     /// Marks a stream ended: its last event has been appended.
     fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
 
+    /// Appends a stream's last event and marks the stream ended: what
+    /// [`append`](Self::append) then [`finish`](Self::finish) do, in one
+    /// call, as a server does with the answer that ends a POST stream. The
+    /// default makes the two calls; a store across the network makes it
+    /// one round trip.
+    fn append_last(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        let key = key.clone();
+        Box::pin(async move {
+            self.append(&key, event).await?;
+            self.finish(&key).await
+        })
+    }
+
     /// The events after `after`, or after the stream's delivery mark when
     /// `after` is `None`; `None` when the stream is unknown (never opened,
     /// forgotten, or its session is gone).

@@ -274,6 +274,7 @@ pub async fn event_store_ignores_writes_for_sessions_it_does_not_know(store: &dy
     let key = StreamKey::new(session("contract-gone"), 1);
     ok(store.open(&key).await, "open");
     ok(store.append(&key, event(1)).await, "append");
+    ok(store.append_last(&key, event(2)).await, "append_last");
     expect_eq(
         ok(store.count().await, "count"),
         0,
@@ -284,6 +285,49 @@ pub async fn event_store_ignores_writes_for_sessions_it_does_not_know(store: &dy
         None,
         "streams of an unknown session replay as None",
     );
+}
+
+/// Checks that `append_last` appends a stream's last event and finishes
+/// the stream, as `append` then `finish` do, and is ignored for a stream
+/// that was never opened.
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn event_store_append_last_appends_and_finishes(store: &dyn EventStore) {
+    let s = session("contract-append-last");
+    ok(store.create_session(&s).await, "create_session");
+    let key = StreamKey::new(s.clone(), 1);
+    ok(store.open(&key).await, "open");
+    ok(store.append(&key, event(1)).await, "append");
+    ok(store.append_last(&key, event(2)).await, "append_last");
+    let replay = ok(store.replay(&key, Some(0)).await, "replay")
+        .expect("store contract: a known stream replays as Some");
+    expect_eq(
+        replay.events,
+        vec![event(1), event(2)],
+        "append_last appends after the events before it",
+    );
+    assert!(
+        replay.finished,
+        "store contract: append_last finishes the stream"
+    );
+    let never_opened = StreamKey::new(s.clone(), 2);
+    ok(
+        store.append_last(&never_opened, event(1)).await,
+        "append_last to a stream never opened",
+    );
+    expect_eq(
+        ok(store.replay(&never_opened, Some(0)).await, "replay"),
+        None,
+        "append_last does not open a stream",
+    );
+    expect_eq(
+        ok(store.count().await, "count"),
+        2,
+        "count is the events kept",
+    );
+    ok(store.remove_session(&s).await, "remove_session");
 }
 
 /// Checks that replaying the standalone stream (stream 0) without an

@@ -490,8 +490,7 @@ impl SessionInbox {
                     seq: 1,
                     data: data.clone(),
                 };
-                let _ = config.events.append(&key, event).await;
-                let _ = config.events.finish(&key).await;
+                let _ = config.events.append_last(&key, event).await;
             }
             let event = StreamEvent::Message {
                 seq: 1,
@@ -537,18 +536,15 @@ impl SessionOutbox {
                 seq: plan.seq,
                 data: data.clone(),
             };
-            config
-                .events
-                .append(&key, event)
-                .await
-                .map_err(TransportError::Store)?;
-            if plan.last {
-                config
-                    .events
-                    .finish(&key)
-                    .await
-                    .map_err(TransportError::Store)?;
-            }
+            // The answer that ends a stream is logged and the log finished
+            // in one store call (one round trip for a store across the
+            // network).
+            let logged = if plan.last {
+                config.events.append_last(&key, event)
+            } else {
+                config.events.append(&key, event)
+            };
+            logged.await.map_err(TransportError::Store)?;
         }
         let event = StreamEvent::Message {
             seq: plan.seq,

@@ -42,6 +42,13 @@ async fn event_store_replays_only_the_named_stream_after_the_given_event() {
 }
 
 #[tokio::test]
+async fn event_store_append_last_appends_and_finishes() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().events;
+    store_contract::event_store_append_last_appends_and_finishes(&*store).await;
+}
+
+#[tokio::test]
 async fn event_store_retention_is_bounded_per_stream_and_per_session() {
     let redis = RedisServer::start();
     let config = redis.config().retention(3, 5);
