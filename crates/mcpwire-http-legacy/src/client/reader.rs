@@ -138,11 +138,11 @@ pub(crate) async fn run(mut opened: Opened, inbound: mpsc::Sender<Item>, idle: D
         // does not run while the queue is full (above), so a caller that
         // stops receiving is not mistaken for a silent server.
         let frame = tokio::select! {
-            frame = tokio::time::timeout(idle, opened.body.frame()) => frame,
+            frame = within(idle, opened.body.frame()) => frame,
             () = inbound.closed() => return,
         };
         match frame {
-            Err(_) => {
+            None => {
                 tracing::debug!(
                     ?idle,
                     "the legacy SSE stream was silent too long; dropping it"
@@ -154,19 +154,28 @@ pub(crate) async fn run(mut opened: Opened, inbound: mpsc::Sender<Item>, idle: D
                 let _ = inbound.send(Err(Error::StreamIdle(idle))).await;
                 return;
             }
-            Ok(None) => {
+            Some(None) => {
                 tracing::debug!("the legacy server ended the SSE stream");
                 return;
             }
-            Ok(Some(Err(error))) => {
+            Some(Some(Err(error))) => {
                 let _ = inbound.send(Err(Error::Request(error.into()))).await;
                 return;
             }
-            Ok(Some(Ok(frame))) => {
+            Some(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
                     opened.decoder.feed(data);
                 }
             }
         }
     }
+}
+
+/// `work`'s outcome, or `None` when `idle` passed first; `Duration::MAX`
+/// (the default) is no bound, and then no timer is armed for each frame.
+async fn within<F: Future>(idle: Duration, work: F) -> Option<F::Output> {
+    if idle == Duration::MAX {
+        return Some(work.await);
+    }
+    tokio::time::timeout(idle, work).await.ok()
 }

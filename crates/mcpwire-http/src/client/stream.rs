@@ -153,7 +153,9 @@ pub(crate) async fn run_standalone(
         }
         match opened {
             Opened::Stream(stream) => {
-                let idle = Some(shared.options.get_stream_idle_timeout);
+                // `Duration::MAX` is no bound: no timer at all then.
+                let idle = Some(shared.options.get_stream_idle_timeout)
+                    .filter(|idle| *idle != Duration::MAX);
                 match read_stream(&shared, &inbound, &mut decoder, stream, None, idle).await {
                     Read::Closed => return,
                     Read::Ended { events } if events > 0 => failures = 0,
