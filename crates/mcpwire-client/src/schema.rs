@@ -5,9 +5,13 @@
 //! `schema` module): JSON Schema 2020-12 when `$schema` is absent, the
 //! dialect `$schema` names otherwise (JSCH-01..04), never a remote `$ref`,
 //! and bounded schema size. The cache of compiled schemas is bounded in
-//! entries and in bytes.
+//! entries and in bytes, and forgets the schema learned longest ago first,
+//! as the Streamable HTTP client's table of tools' header parameters does:
+//! a server with more tools than the bounds hold then keeps what it listed
+//! last, which is what its next calls most likely name, rather than
+//! whatever the map's order happens to pick.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcpwire_types::Tool;
@@ -21,8 +25,8 @@ pub(crate) type OutputSchema = Arc<Result<CompiledSchema, String>>;
 
 /// How many tools' output schemas the cache holds by default: a server
 /// that lists new names on every page, and never says its list changed,
-/// must not grow the client without bound. Past it the cache forgets
-/// another tool's schema for each new one (a tool whose schema is
+/// must not grow the client without bound. Past it the cache forgets the
+/// schema learned longest ago for each new one (a tool whose schema is
 /// forgotten has its results taken unchecked until it is listed again).
 pub(crate) const DEFAULT_MAX_SCHEMAS: usize = 1024;
 
@@ -48,37 +52,96 @@ pub(crate) struct SchemaCache {
     max_bytes: usize,
 }
 
-/// The schemas and what they weigh together, kept in step: every change
-/// goes through [`Schemas::insert`], [`Schemas::remove`] or
-/// [`Schemas::clear`].
+/// The schemas, what they weigh together and the order they were learned
+/// in, kept in step: every change goes through [`Schemas::insert`],
+/// [`Schemas::remove`], [`Schemas::evict_oldest`] or [`Schemas::clear`].
 #[derive(Default)]
 struct Schemas {
     map: HashMap<String, Held>,
     bytes: usize,
+    /// Tool names in the order their schemas were (last) learned, each
+    /// with the generation of the entry it was pushed for. A pair whose
+    /// generation no longer matches the map's entry (the tool was learned
+    /// again, or forgotten) is stale: skipped when evicting, and dropped
+    /// once stale pairs outnumber live ones, so that the order costs O(1)
+    /// amortised per change however often the same tools are relisted,
+    /// where removing a name from the middle of the queue would cost a
+    /// scan each time.
+    order: VecDeque<(u64, String)>,
+    /// The generation the next inserted entry gets: every insertion counts
+    /// as the newest, a replacement included.
+    next_generation: u64,
 }
 
-/// A remembered schema and what it weighs (see [`weight`]).
+/// A remembered schema, what it weighs (see [`weight`]) and when it was
+/// learned (its pair in [`Schemas::order`]).
 struct Held {
     schema: OutputSchema,
     weight: usize,
+    generation: u64,
 }
 
 impl Schemas {
-    fn insert(&mut self, name: String, held: Held) {
-        self.bytes = self.bytes.saturating_add(held.weight);
+    /// Remembers `schema` for `name` as the newest entry, replacing any
+    /// older one.
+    fn insert(&mut self, name: String, schema: OutputSchema, weight: usize) {
+        let generation = self.next_generation;
+        self.next_generation = self.next_generation.wrapping_add(1);
+        self.order.push_back((generation, name.clone()));
+        self.bytes = self.bytes.saturating_add(weight);
+        let held = Held {
+            schema,
+            weight,
+            generation,
+        };
         if let Some(older) = self.map.insert(name, held) {
+            // Its pair in `order` is stale now.
             self.bytes = self.bytes.saturating_sub(older.weight);
         }
+        self.compact();
     }
 
+    /// Forgets `name`'s schema; its pair in `order` goes stale.
     fn remove(&mut self, name: &str) {
         if let Some(older) = self.map.remove(name) {
             self.bytes = self.bytes.saturating_sub(older.weight);
         }
     }
 
+    /// Forgets the schema learned longest ago; false when none is left.
+    fn evict_oldest(&mut self) -> bool {
+        while let Some((generation, name)) = self.order.pop_front() {
+            if self.is_live(generation, &name) {
+                self.remove(&name);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn is_live(&self, generation: u64, name: &str) -> bool {
+        self.map
+            .get(name)
+            .is_some_and(|held| held.generation == generation)
+    }
+
+    /// Drops the stale pairs of `order` once they outnumber the live ones
+    /// (with some slack, so that a small cache does not compact on every
+    /// insertion): each compaction's cost is then paid for by the
+    /// insertions that made the stale pairs.
+    fn compact(&mut self) {
+        if self.order.len() > 2 * self.map.len() + 16 {
+            let map = &self.map;
+            self.order.retain(|(generation, name)| {
+                map.get(name.as_str())
+                    .is_some_and(|held| held.generation == *generation)
+            });
+        }
+    }
+
     fn clear(&mut self) {
         self.map.clear();
+        self.order.clear();
         self.bytes = 0;
     }
 }
@@ -101,8 +164,10 @@ impl SchemaCache {
     }
 
     fn schemas(&self) -> std::sync::MutexGuard<'_, Schemas> {
-        // Every write keeps the map and its weight in step before it
-        // returns, and none can panic midway, so a poisoned lock is whole.
+        // Every write keeps the map, its weight and its order in step
+        // before it returns, and none can panic midway (a pair pushed to
+        // the order without its entry would only be stale), so a poisoned
+        // lock is whole.
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -114,16 +179,13 @@ impl SchemaCache {
     pub(crate) fn learn(&self, tools: &[Tool]) {
         // Compiled and weighed before the lock is taken, so that the
         // checks of other calls' results do not wait on that work.
-        let compiled: Vec<(String, Option<Held>)> = tools
+        let compiled: Vec<(String, Option<(OutputSchema, usize)>)> = tools
             .iter()
             .map(|tool| {
                 let held = tool.output_schema.as_ref().map(|schema| {
                     let compiled = compile(schema);
                     let weight = weight(&tool.name, schema, &compiled);
-                    Held {
-                        schema: Arc::new(compiled),
-                        weight,
-                    }
+                    (Arc::new(compiled), weight)
                 });
                 (tool.name.clone(), held)
             })
@@ -133,29 +195,31 @@ impl SchemaCache {
             // A relisted tool's new schema replaces its old one, kept or
             // not.
             schemas.remove(&name);
-            let Some(held) = held else {
+            let Some((schema, weight)) = held else {
                 continue;
             };
-            if held.weight > self.max_bytes {
+            if weight > self.max_bytes {
                 tracing::debug!(
                     tool = %name,
-                    weight = held.weight,
+                    weight,
                     "an output schema heavier than the cache's whole bound is not kept"
                 );
                 continue;
             }
             while schemas.map.len() >= self.max_schemas
-                || schemas.bytes.saturating_add(held.weight) > self.max_bytes
+                || schemas.bytes.saturating_add(weight) > self.max_bytes
             {
-                // Any other tool's, as the count bound always did: no
-                // order is kept, since a server that floods the cache
-                // decides what is in it whatever the order.
-                let Some(older) = schemas.map.keys().next().cloned() else {
+                // The schema learned longest ago first (see the module's
+                // header). A server that floods the cache still decides
+                // what is in it, but one that merely lists more tools than
+                // fit keeps the ones it listed last. Every live entry has
+                // its pair in `order`, so this stops only once the new
+                // schema fits.
+                if !schemas.evict_oldest() {
                     break;
-                };
-                schemas.remove(&older);
+                }
             }
-            schemas.insert(name, held);
+            schemas.insert(name, schema, weight);
         }
     }
 
@@ -252,12 +316,179 @@ mod tests {
     }
 
     /// What the cache holds in all, checked against the weights of what
-    /// it holds.
+    /// it holds; checks too that every entry has exactly one live pair in
+    /// the order (what eviction relies on).
     fn held_bytes(cache: &SchemaCache) -> usize {
         let schemas = cache.schemas();
         let sum: usize = schemas.map.values().map(|held| held.weight).sum();
         assert_eq!(schemas.bytes, sum, "the total and the entries disagree");
+        let live: Vec<&str> = schemas
+            .order
+            .iter()
+            .filter(|(generation, name)| schemas.is_live(*generation, name))
+            .map(|(_, name)| name.as_str())
+            .collect();
+        assert_eq!(live.len(), schemas.map.len(), "live pairs: {live:?}");
+        assert!(live.iter().all(|name| schemas.map.contains_key(*name)));
         sum
+    }
+
+    /// The names the cache holds, oldest first.
+    fn held_names(cache: &SchemaCache) -> Vec<String> {
+        let schemas = cache.schemas();
+        schemas
+            .order
+            .iter()
+            .filter(|(generation, name)| schemas.is_live(*generation, name))
+            .map(|(_, name)| name.clone())
+            .collect()
+    }
+
+    /// What `schema` weighs as `name`'s, computed apart from the cache.
+    fn weight_of(name: &str, schema: &Value) -> usize {
+        let map = schema.as_object().unwrap();
+        weight(name, map, &compile(map))
+    }
+
+    /// `names` as owned strings, for comparing with [`held_names`].
+    fn names(names: impl IntoIterator<Item = String>) -> Vec<String> {
+        names.into_iter().collect()
+    }
+
+    #[test]
+    fn full_cache_evicts_the_oldest_schema_first() {
+        const MAX: usize = 16;
+        let cache = SchemaCache::with_limits(MAX, usize::MAX);
+        let schema = json!({"type": "object"});
+        // 200 names through 16 places: before, the map's iteration order
+        // picked which one went, and some tool other than the oldest was
+        // all but certain to go at some point.
+        for n in 0..200_usize {
+            cache.learn(&[tool_with_output(&format!("tool-{n}"), &schema)]);
+            let first = (n + 1).saturating_sub(MAX);
+            for gone in 0..first {
+                assert!(
+                    cache.get(&format!("tool-{gone}")).is_none(),
+                    "tool-{gone} at {n}"
+                );
+            }
+            for kept in first..=n {
+                assert!(
+                    cache.get(&format!("tool-{kept}")).is_some(),
+                    "tool-{kept} at {n}"
+                );
+            }
+            let expected: usize = (first..=n)
+                .map(|kept| weight_of(&format!("tool-{kept}"), &schema))
+                .sum();
+            assert_eq!(held_bytes(&cache), expected, "at {n}");
+        }
+        assert_eq!(
+            held_names(&cache),
+            names((200 - MAX..200).map(|n| format!("tool-{n}")))
+        );
+        // A page is learned in its order: its last tools are the newest.
+        let page: Vec<Tool> = (0..MAX + 4)
+            .map(|n| tool_with_output(&format!("page-{n}"), &schema))
+            .collect();
+        cache.learn(&page);
+        assert_eq!(
+            held_names(&cache),
+            names((4..MAX + 4).map(|n| format!("page-{n}")))
+        );
+    }
+
+    #[test]
+    fn reinserted_schema_counts_as_newest() {
+        const MAX: usize = 32;
+        let cache = SchemaCache::with_limits(MAX, usize::MAX);
+        let old = json!({"type": "object"});
+        let new = big_schema(100);
+        for n in 0..MAX {
+            cache.learn(&[tool_with_output(&format!("a-{n}"), &old)]);
+        }
+        // The first half relisted with another schema: they are now newer
+        // than the second half, and weigh what the new schema weighs.
+        for n in 0..MAX / 2 {
+            cache.learn(&[tool_with_output(&format!("a-{n}"), &new)]);
+        }
+        let relisted = || (0..MAX / 2).map(|n| format!("a-{n}"));
+        let expected: usize = relisted().map(|name| weight_of(&name, &new)).sum::<usize>()
+            + (MAX / 2..MAX)
+                .map(|n| weight_of(&format!("a-{n}"), &old))
+                .sum::<usize>();
+        assert_eq!(held_bytes(&cache), expected);
+        // Half a cache of new tools pushes out the half never relisted.
+        for n in 0..MAX / 2 {
+            cache.learn(&[tool_with_output(&format!("b-{n}"), &old)]);
+        }
+        assert_eq!(
+            held_names(&cache),
+            names(relisted().chain((0..MAX / 2).map(|n| format!("b-{n}"))))
+        );
+        let b_bytes: usize = (0..MAX / 2)
+            .map(|n| weight_of(&format!("b-{n}"), &old))
+            .sum();
+        let relisted_bytes: usize = relisted().map(|name| weight_of(&name, &new)).sum();
+        assert_eq!(held_bytes(&cache), relisted_bytes + b_bytes);
+        // The relisted ones are the oldest now, and go next.
+        for n in 0..MAX / 2 {
+            cache.learn(&[tool_with_output(&format!("c-{n}"), &old)]);
+        }
+        assert!(relisted().all(|name| cache.get(&name).is_none()));
+        let c_bytes: usize = (0..MAX / 2)
+            .map(|n| weight_of(&format!("c-{n}"), &old))
+            .sum();
+        assert_eq!(held_bytes(&cache), b_bytes + c_bytes);
+    }
+
+    #[test]
+    fn byte_bound_evicts_the_oldest_schemas_first_until_the_new_one_fits() {
+        let small = json!({"type": "object"});
+        let one = weight_of("s-0", &small);
+        let cache = SchemaCache::with_limits(DEFAULT_MAX_SCHEMAS, 10 * one);
+        for n in 0..10 {
+            cache.learn(&[tool_with_output(&format!("s-{n}"), &small)]);
+        }
+        assert_eq!(held_bytes(&cache), 10 * one);
+        // A schema weighing as much as a few small ones: exactly as many
+        // of the oldest go as it takes to make room, no more.
+        let big = big_schema(3 * one);
+        let heavy = weight_of("big", &big);
+        let evicted = heavy.div_ceil(one);
+        assert!((3..10).contains(&evicted), "{heavy} / {one}");
+        cache.learn(&[tool_with_output("big", &big)]);
+        assert_eq!(
+            held_names(&cache),
+            names(
+                (evicted..10)
+                    .map(|n| format!("s-{n}"))
+                    .chain(["big".to_owned()])
+            )
+        );
+        assert_eq!(held_bytes(&cache), (10 - evicted) * one + heavy);
+        // Replacing the heavy one by a small schema gives its bytes back
+        // exactly.
+        cache.learn(&[tool_with_output("big", &small)]);
+        assert_eq!(
+            held_bytes(&cache),
+            (10 - evicted) * one + weight_of("big", &small)
+        );
+    }
+
+    #[test]
+    fn relisting_the_same_tools_forever_keeps_the_order_bounded() {
+        let cache = SchemaCache::with_limits(8, usize::MAX);
+        let schema = json!({"type": "object"});
+        for round in 0..10_000 {
+            cache.learn(&[tool_with_output(&format!("tool-{}", round % 3), &schema)]);
+            if round % 7 == 0 {
+                // A tool relisted without a schema leaves a stale pair too.
+                cache.learn(&[Tool::without_arguments("tool-0")]);
+            }
+        }
+        assert!(cache.schemas().order.len() <= 2 * 3 + 17);
+        held_bytes(&cache);
     }
 
     #[test]

@@ -105,23 +105,7 @@ impl HttpClient {
     /// [`BuildError::Tls`] when the TLS configuration fails.
     pub fn for_endpoint(endpoint: &Uri, options: &ClientOptions) -> Result<Self, BuildError> {
         let https = endpoint.scheme_str() == Some("https");
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        http.set_connect_timeout(Some(options.connect_timeout));
-        http.set_keepalive(Some(TCP_KEEPALIVE_IDLE));
-        http.set_keepalive_interval(Some(TCP_KEEPALIVE_INTERVAL));
-        http.set_keepalive_retries(Some(TCP_KEEPALIVE_RETRIES));
-        let tls = if https {
-            Some(TlsConnector::from(Arc::new(tls_config(options)?)))
-        } else {
-            None
-        };
-        let connector = Connector {
-            http,
-            tls,
-            handshake_timeout: options.connect_timeout,
-        };
+        let connector = Connector::new(https, options)?;
         let inner = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .pool_timer(TokioTimer::new())
@@ -196,6 +180,32 @@ pub(crate) struct Connector {
     /// the connection and stalls the handshake would otherwise hold it,
     /// and a connect hyper's pool finished in the background, for ever.
     handshake_timeout: Duration,
+}
+
+impl Connector {
+    /// The connector of [`HttpClient::for_endpoint`] (apart from it so that
+    /// the tests read back what its connections are set to): TCP with
+    /// `TCP_NODELAY`, keep-alive and the options' connect timeout, and TLS
+    /// when `https`.
+    fn new(https: bool, options: &ClientOptions) -> Result<Self, BuildError> {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(options.connect_timeout));
+        http.set_keepalive(Some(TCP_KEEPALIVE_IDLE));
+        http.set_keepalive_interval(Some(TCP_KEEPALIVE_INTERVAL));
+        http.set_keepalive_retries(Some(TCP_KEEPALIVE_RETRIES));
+        let tls = if https {
+            Some(TlsConnector::from(Arc::new(tls_config(options)?)))
+        } else {
+            None
+        };
+        Ok(Self {
+            http,
+            tls,
+            handshake_timeout: options.connect_timeout,
+        })
+    }
 }
 
 impl tower_service::Service<Uri> for Connector {
@@ -288,5 +298,65 @@ impl Write for Stream {
             Self::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
             Self::Tls(stream) => Pin::new(stream.as_mut()).poll_shutdown(cx),
         }
+    }
+}
+
+// Linux only: the options are read back with `getsockopt`, whose TCP
+// keep-alive names (`TCP_KEEPIDLE` and the rest) differ between systems.
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use nix::sys::socket::{getsockopt, sockopt};
+    use tokio::net::TcpListener;
+    use tower_service::Service;
+
+    use super::*;
+
+    /// A bound on everything the test waits for on the loopback.
+    const WAIT: Duration = Duration::from_secs(10);
+
+    #[tokio::test]
+    async fn client_connections_probe_dead_peers_with_tcp_keepalive() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let uri: Uri = format!("http://{}/mcp", listener.local_addr().unwrap())
+            .parse()
+            .unwrap();
+        let mut connector = Connector::new(false, &ClientOptions::default()).unwrap();
+        let connect = async {
+            std::future::poll_fn(|cx| Service::<Uri>::poll_ready(&mut connector, cx))
+                .await
+                .unwrap();
+            connector.call(uri).await.unwrap()
+        };
+        // The accepted end is held until the options are read, so that
+        // the connection is still open then.
+        let (stream, accepted) =
+            tokio::time::timeout(WAIT, async { tokio::join!(connect, listener.accept()) })
+                .await
+                .expect("the connection was not made in time");
+        let _server_end = accepted.unwrap();
+        let Stream::Plain(tcp) = stream else {
+            panic!("an http URL is reached over plain TCP");
+        };
+        let tcp: &TcpStream = tcp.inner();
+
+        assert!(getsockopt(tcp, sockopt::KeepAlive).unwrap(), "SO_KEEPALIVE");
+        let seconds = |duration: Duration| u32::try_from(duration.as_secs()).unwrap();
+        assert_eq!(
+            getsockopt(tcp, sockopt::TcpKeepIdle).unwrap(),
+            seconds(TCP_KEEPALIVE_IDLE),
+            "TCP_KEEPIDLE"
+        );
+        assert_eq!(
+            getsockopt(tcp, sockopt::TcpKeepInterval).unwrap(),
+            seconds(TCP_KEEPALIVE_INTERVAL),
+            "TCP_KEEPINTVL"
+        );
+        assert_eq!(
+            getsockopt(tcp, sockopt::TcpKeepCount).unwrap(),
+            TCP_KEEPALIVE_RETRIES,
+            "TCP_KEEPCNT"
+        );
+        // And the rest of what `Connector::new` asks of the socket.
+        assert!(tcp.nodelay().unwrap(), "TCP_NODELAY");
     }
 }
