@@ -162,6 +162,14 @@ pub fn sse(events: impl Stream<Item = Bytes> + Send + 'static) -> HttpResponse {
     response
 }
 
+/// A 200 `text/event-stream` response whose events are all known: sent
+/// whole, with its length (a POST stream answered at once).
+pub(crate) fn sse_whole(events: Bytes) -> HttpResponse {
+    let mut response = Response::new(ResponseBody::full(events));
+    sse_headers(response.headers_mut());
+    response
+}
+
 /// [`sse`] for a standalone GET stream, its headers in a map made for
 /// them: hyper keeps a response's emptied header map, for the connection's
 /// next request, as long as the connection is open, and a map's first

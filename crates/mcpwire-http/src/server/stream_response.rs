@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use tokio::time::Sleep;
 
 use super::beat::{Beat, Watch};
-use super::body::{HttpResponse, frames, json, sse};
+use super::body::{HttpResponse, frames, json, sse, sse_whole};
 use super::config::ResponseMode;
 use super::names::SESSION_ID;
 use super::service::Shared;
@@ -130,7 +130,9 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         return collect_json(&mut out).await;
     }
     // Decide between JSON and SSE from the first event, unless SSE is
-    // certain and the first event cannot change the response head.
+    // certain and the first event cannot change the response head: then
+    // the head goes out at once, with the priming event of a resumable
+    // stream (HTTP-13), and an answer already in goes with it.
     let wait_first =
         out.mode == ResponseMode::Auto || out.stateless.is_some() || out.initialize.is_some();
     let mut first = None;
@@ -194,7 +196,10 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
     if let Some(event) = first {
         state.accept(Some(event));
     }
-    let mut response = sse(state.into_stream());
+    let mut response = match state.take_whole() {
+        Some(whole) => sse_whole(whole),
+        None => sse(state.into_stream()),
+    };
     add_session_header(&mut response, session.as_ref());
     response
 }
@@ -537,17 +542,7 @@ impl SseState {
                 return Some(Bytes::from(core::mem::take(&mut self.pending)));
             }
             if self.done {
-                if self.complete
-                    && let Some(key) = self.key.clone().filter(|key| key.stream != 0)
-                {
-                    // Every event of the stream went to the connection: its
-                    // log would only hold memory until evicted (a session
-                    // answering 64 KiB calls over SSE held ~100 MiB).
-                    let events = self.guard.shared.config.events.clone();
-                    run_soon(async move {
-                        let _ = events.completed(&key).await;
-                    });
-                }
+                self.release_log();
                 return None;
             }
             match self.wait().await {
@@ -562,6 +557,36 @@ impl SseState {
                     self.pause();
                 }
             }
+        }
+    }
+
+    /// Takes in the events already waiting, without waiting for more; when
+    /// the stream ended among them (a handler that answered at once, the
+    /// usual case), returns the whole body. It then goes out with its
+    /// length, in the write of the response head, with no chunked framing
+    /// and no state kept for a stream that has nothing left to send.
+    pub(crate) fn take_whole(&mut self) -> Option<Bytes> {
+        while !self.done {
+            // A subscription polled again later registers the body's own
+            // waker then: nothing is lost by polling it once here.
+            let event = self.subscription.next().now_or_never()?;
+            self.accept(event);
+        }
+        self.release_log();
+        Some(Bytes::from(core::mem::take(&mut self.pending)))
+    }
+
+    /// The stream's events all went to the connection: its log would only
+    /// hold memory until evicted (a session answering 64 KiB calls over SSE
+    /// held ~100 MiB).
+    fn release_log(&self) {
+        if self.complete
+            && let Some(key) = self.key.clone().filter(|key| key.stream != 0)
+        {
+            let events = self.guard.shared.config.events.clone();
+            run_soon(async move {
+                let _ = events.completed(&key).await;
+            });
         }
     }
 

@@ -163,3 +163,48 @@ async fn a_post_stream_waiting_for_a_slow_answer_gets_keep_alive_comments() {
         );
     }
 }
+
+/// An SSE answer already in when the response starts is sent whole: one
+/// body with its length (no chunked framing, no stream kept open), holding
+/// the priming event (HTTP-13) and then the answer. An answer that comes
+/// later still streams. The slow tool waits 300 ms, far longer than the
+/// POST takes to reach `respond` on a loaded machine.
+#[tokio::test]
+async fn an_sse_answer_already_in_goes_out_whole_with_its_length() {
+    let config = Config::default().response_mode(ResponseMode::Sse);
+    let server = TestServer::start(config, test_runtime()).await;
+    let client = Client::connect(server.addr, V2025_11_25).await;
+    let echo = request(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    let (head, mut stream) = client.post_stream(&echo).await;
+    assert!(head.is_sse());
+    assert!(
+        head.header("content-length").is_some(),
+        "{:?}",
+        head.headers
+    );
+    assert_eq!(head.header("transfer-encoding"), None);
+    let events = within(stream.rest()).await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        events[0].id.is_some() && events[0].data.is_empty(),
+        "priming first"
+    );
+    assert_eq!(events[1].json()["result"]["content"][0]["text"], "hi");
+
+    let slow = request(
+        5,
+        "tools/call",
+        json!({"name": "wait", "arguments": {"pause_ms": 300}}),
+    );
+    let (head, mut stream) = client.post_stream(&slow).await;
+    assert_eq!(head.header("transfer-encoding"), Some("chunked"));
+    let events = within(stream.rest()).await;
+    assert_eq!(
+        events.last().unwrap().json()["result"]["content"][0]["text"],
+        "waited"
+    );
+}
