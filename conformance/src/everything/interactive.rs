@@ -233,7 +233,12 @@ async fn elicitation_enums(ctx: Context, _args: Arguments) -> Result<CallToolRes
 /// transport to close the request's SSE stream and let the client resume.
 const RECONNECTION_PAUSE: Duration = Duration::from_millis(500);
 
-async fn reconnection(_ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
+async fn reconnection(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
+    // SEP-1699: the call's stream is closed before its answer, so that the
+    // client resumes it with `Last-Event-ID` and finds the answer there
+    // (`server-sse-polling`). Over stdio, or for older clients, nothing
+    // is closed and the answer comes as usual.
+    ctx.close_sse_stream().await;
     tokio::time::sleep(RECONNECTION_PAUSE).await;
     Ok(CallToolResult::text(
         "Reconnection test completed successfully",

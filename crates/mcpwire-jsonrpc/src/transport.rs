@@ -140,4 +140,18 @@ pub trait TransportReceiver: Send + 'static {
         let _ = id;
         None
     }
+
+    /// Closes the connection that carries the stream of the peer's request
+    /// `id` without ending the stream, so that the peer reconnects and
+    /// resumes it (SSE polling, SEP-1699); what is sent for the request
+    /// meanwhile waits for it there. The future resolves to whether a
+    /// connection was told; it does not borrow the receiver, so a runtime
+    /// can await it elsewhere.
+    ///
+    /// Only a transport with a resumable stream per request (Streamable
+    /// HTTP) has anything to close; the default closes nothing.
+    fn close_stream(&mut self, id: &RequestId) -> BoxFuture<'static, bool> {
+        let _ = id;
+        Box::pin(core::future::ready(false))
+    }
 }

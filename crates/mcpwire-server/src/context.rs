@@ -47,6 +47,12 @@ pub(crate) enum Command {
         related: Option<RequestId>,
         reply: oneshot::Sender<Result<ClientResult, PeerRequestError>>,
     },
+    /// Close the connection carrying request `id`'s stream (SEP-1699);
+    /// `reply` says whether one was.
+    CloseStream {
+        id: RequestId,
+        reply: oneshot::Sender<bool>,
+    },
 }
 
 /// The handle a handler uses to learn about its request and to talk back.
@@ -300,6 +306,33 @@ impl Context {
             related: Some(self.inner.id.clone()),
         };
         let _ = self.inner.session.commands.send(command).await;
+    }
+
+    /// Closes the connection that carries this request's SSE stream,
+    /// without ending the stream (SSE polling, SEP-1699): the client gets
+    /// a `retry:` delay, reconnects with `Last-Event-ID`, and receives
+    /// there what was sent meanwhile, the answer included. A long call
+    /// then holds no connection open while it works (proxies and load
+    /// balancers cut idle ones).
+    ///
+    /// Returns whether a connection was closed: `false` on transports with
+    /// one stream (stdio), for clients before 2025-11-25 (they cannot
+    /// resume a request's stream), for stateless requests, and once the
+    /// answer went out.
+    pub async fn close_sse_stream(&self) -> bool {
+        // An older client would not resume: its stream is left open.
+        if !self.version().has_sse_polling() {
+            return false;
+        }
+        let (reply, closed) = oneshot::channel();
+        let command = Command::CloseStream {
+            id: self.inner.id.clone(),
+            reply,
+        };
+        if self.inner.session.commands.send(command).await.is_err() {
+            return false;
+        }
+        closed.await.unwrap_or(false)
     }
 
     /// Sends a request to the client (sampling, elicitation, roots, ping)

@@ -312,7 +312,17 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                         }
                     }
                 }
-                Some(command) = next_command(&mut driver.command_rx) => driver.apply(command),
+                Some(command) = next_command(&mut driver.command_rx) => match command {
+                    // Only the transport knows the request's connection;
+                    // the closing (a bus publish) runs beside the session.
+                    Command::CloseStream { id, reply } => {
+                        let closing = receiver.close_stream(&id);
+                        tokio::spawn(async move {
+                            let _ = reply.send(closing.await);
+                        });
+                    }
+                    command => driver.apply(command),
+                },
                 change = changes.recv() => driver.announce(change),
                 () = fired(&mut timer), if timer_at.is_some() => {
                     // A fired timer stays ready until it is set again.
@@ -826,6 +836,11 @@ impl Driver {
                         let _ = reply.send(Err(PeerRequestError::Refused(error)));
                     }
                 }
+            }
+            // The serving loop, which holds the transport, takes these
+            // before they reach the driver; one that got here closes nothing.
+            Command::CloseStream { reply, .. } => {
+                let _ = reply.send(false);
             }
         }
     }

@@ -111,6 +111,13 @@ impl ProtocolVersion {
         self.has_handshake()
     }
 
+    /// Whether a server may close the connection of a request's SSE stream
+    /// without ending the stream, after a priming event and a `retry:`
+    /// delay, for the client to resume it (SSE polling, SEP-1699).
+    pub const fn has_sse_polling(self) -> bool {
+        self.at_least(Self::V2025_11_25) && self.has_sse_resumption()
+    }
+
     /// Whether audio content exists.
     pub const fn has_audio(self) -> bool {
         self.at_least(Self::V2025_03_26)

@@ -92,8 +92,10 @@
 //! `initialize`, not from the request header), a POST's SSE stream starts
 //! with a priming event (an id, `retry:`, empty data; HTTP-13), and the
 //! server may close a connection without ending the stream after a
-//! `retry:` field (HTTP-14, HTTP-16): when [`Config::poll_after`] elapses, or
-//! on [`SessionHandle::close_stream`].
+//! `retry:` field (HTTP-14, HTTP-16): when [`Config::poll_after`] elapses,
+//! on [`SessionHandle::close_stream`], or when the request's handler asks
+//! (the runtime calls the receiver's `TransportReceiver::close_stream`;
+//! with mcpwire-server, `Context::close_sse_stream`).
 //!
 //! # Back-pressure
 //!

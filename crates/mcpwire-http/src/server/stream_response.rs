@@ -119,7 +119,7 @@ pub(crate) struct Outgoing {
 /// Whether a revision has SSE polling (priming events, `retry:`, closing
 /// connections without ending streams).
 pub(crate) fn has_polling(version: Option<ProtocolVersion>) -> bool {
-    version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25 && v.has_sse_resumption())
+    version.is_some_and(ProtocolVersion::has_sse_polling)
 }
 
 /// Answers a POST from the events of its stream, as JSON or SSE.

@@ -235,6 +235,18 @@ impl TransportReceiver for SessionReceiver {
             ReceiverInner::Request(inbox) => inbox.take_context(id),
         }
     }
+
+    /// Closes the connection carrying request `id`'s stream without
+    /// ending it, as [`SessionHandle::close_stream`] does; a stateless
+    /// request's stream is not resumable and is not closed.
+    fn close_stream(&mut self, id: &RequestId) -> mcpwire_jsonrpc::BoxFuture<'static, bool> {
+        let handle = match &self.inner {
+            ReceiverInner::Session(inbox) => inbox.handle(),
+            ReceiverInner::Request(_) => return Box::pin(std::future::ready(false)),
+        };
+        let id = id.clone();
+        Box::pin(async move { handle.close_stream(&id).await })
+    }
 }
 
 /// Controls one session from outside its runtime; cheap to clone.

@@ -149,6 +149,47 @@ async fn sep_1699_poll_after_closes_the_connection_and_the_client_resumes() {
     assert_eq!(answers[0]["result"]["content"][0]["text"], "waited");
 }
 
+/// A tool closes its own request's stream (`Context::close_sse_stream`):
+/// the client gets the priming event and a `retry:`, the connection ends
+/// without the answer, and a GET with `Last-Event-ID` finds it. Before
+/// 2025-11-25 nothing is closed and the answer comes on the POST itself.
+#[tokio::test]
+async fn sep_1699_a_tool_closes_its_own_stream_and_the_client_resumes_it() {
+    let server = TestServer::start(Config::default(), test_runtime()).await;
+    let call = |id: i64| {
+        request(
+            id,
+            "tools/call",
+            json!({"name": "close_then_answer", "arguments": {"pause_ms": 200}}),
+        )
+    };
+    let client = Client::connect(server.addr, V2025_11_25).await;
+    let (head, mut stream) = client.post_stream(&call(6)).await;
+    assert!(head.is_sse());
+    let events = within(stream.rest()).await;
+    assert!(
+        events[0].id.is_some() && events[0].data.is_empty(),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| e.retry.is_some()),
+        "HTTP-16: {events:?}"
+    );
+    assert!(
+        tally(&events).1.is_empty(),
+        "closed before the answer: {events:?}"
+    );
+    let (_, mut resumed) = client.get_stream(events[0].id.as_deref()).await;
+    let (_, answers) = tally(&within(resumed.rest()).await);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0]["id"], 6);
+    assert_eq!(answers[0]["result"]["content"][0]["text"], "closed: true");
+
+    let old = Client::connect(server.addr, V2025_06_18).await;
+    let answer = old.post(&call(7)).await.json();
+    assert_eq!(answer["result"]["content"][0]["text"], "closed: false");
+}
+
 #[tokio::test]
 async fn sep_1699_the_handle_closes_a_request_stream_before_its_answer() {
     let server = TestServer::start(

@@ -234,6 +234,19 @@ pub fn test_runtime() -> Server {
                 Ok::<_, HandlerError>(CallToolResult::text("waited"))
             },
         )
+        .tool(
+            tool(
+                "close_then_answer",
+                "Closes its SSE stream (SEP-1699), then answers after `pause_ms` with whether it was closed.",
+                &counting_schema,
+            ),
+            |ctx: Context, args| async move {
+                let closed = ctx.close_sse_stream().await;
+                let pause = args.get("pause_ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(pause)).await;
+                Ok::<_, HandlerError>(CallToolResult::text(format!("closed: {closed}")))
+            },
+        )
         .build()
         .unwrap()
 }
