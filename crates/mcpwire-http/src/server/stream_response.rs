@@ -422,6 +422,11 @@ pub(crate) fn parse_event_id(text: &str) -> Option<(u64, u64)> {
     Some((stream.parse().ok()?, seq.parse().ok()?))
 }
 
+/// How many bytes of frames a response gathers before it starts, hoping
+/// for the stream's end (see [`SseState::take_whole`]); past it, the body
+/// streams. One event of any size is taken after fewer bytes than this.
+const WHOLE_BODY_GATHER: usize = 256 * 1024;
+
 /// What an SSE body woke up for.
 enum Wake {
     Shutdown,
@@ -567,6 +572,11 @@ impl SseState {
     /// and no state kept for a stream that has nothing left to send.
     pub(crate) fn take_whole(&mut self) -> Option<Bytes> {
         while !self.done {
+            if self.pending.len() >= WHOLE_BODY_GATHER {
+                // A handler still sending, from another worker, as fast
+                // as this takes it in: stream what is gathered instead.
+                return None;
+            }
             // A subscription polled again later registers the body's own
             // waker then: nothing is lost by polling it once here.
             let event = self.subscription.next().now_or_never()?;
