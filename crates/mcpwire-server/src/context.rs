@@ -319,6 +319,21 @@ impl Context {
     /// one stream (stdio), for clients before 2025-11-25 (they cannot
     /// resume a request's stream), for stateless requests, and once the
     /// answer went out.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    ///
+    /// use mcpwire_server::{Arguments, Context, HandlerError};
+    /// use mcpwire_types::CallToolResult;
+    ///
+    /// /// A tool that works for minutes with nothing to report meanwhile.
+    /// async fn nightly_report(ctx: Context, _args: Arguments) -> Result<CallToolResult, HandlerError> {
+    ///     // The client comes back for the answer; no connection idles meanwhile.
+    ///     ctx.close_sse_stream().await;
+    ///     tokio::time::sleep(Duration::from_secs(300)).await;
+    ///     Ok(CallToolResult::text("report ready"))
+    /// }
+    /// ```
     pub async fn close_sse_stream(&self) -> bool {
         // An older client would not resume: its stream is left open.
         if !self.version().has_sse_polling() {
