@@ -1,11 +1,13 @@
 //! Test support shared by mcpwire's crates, the conformance tools and the
 //! benchmarks; never published: the round-robin proxy that puts several
 //! server instances behind one URL ([`proxy`]), the throwaway PKI of the
-//! HTTPS tests ([`tls`]), and the replay of fuzz corpora as tests
-//! ([`corpus`]).
+//! HTTPS tests ([`tls`]), the replay of fuzz corpora as tests
+//! ([`corpus`]), and a hand-scripted HTTP/1.1 server's reads and writes
+//! ([`raw_http`]).
 
 pub mod corpus;
 pub mod proxy;
+pub mod raw_http;
 pub mod tls;
 
 /// The README's example, compiled as a doctest.

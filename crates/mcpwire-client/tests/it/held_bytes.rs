@@ -13,49 +13,22 @@ use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_stdio::StdioTransport;
 use mcpwire_types::{CacheHint, ProtocolVersion, ReadResourceResult, Resource, ResourceContents};
 use serde_json::json;
-use tokio::io::BufReader;
 use tokio::net::TcpStream;
 
-use crate::support::{bounded, loopback, pinned, read_json_line, write_json_line};
+use crate::support::{bounded, loopback, pinned, tool_pages_server};
 
-/// A scripted 2025-06-18 server listing `pages` pages of tools, each
-/// holding one tool whose description is `text` bytes long, with a new
-/// cursor on every page but the last. Returns how many pages were asked
-/// for, once the client hangs up.
+/// A server of [`tool_pages_server`] listing `pages` pages of one tool
+/// each, whose description is `text` bytes long. Returns how many pages
+/// were asked for, once the client hangs up.
 async fn list_server(stream: TcpStream, pages: usize, text: usize) -> usize {
-    let (read, mut write) = stream.into_split();
-    let mut read = BufReader::new(read);
-    let mut asked = 0;
-    while let Some(message) = read_json_line(&mut read).await {
-        let id = message["id"].clone();
-        let result = match message["method"].as_str() {
-            Some("initialize") => json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "lister", "version": "1"}
-            }),
-            Some("tools/list") => {
-                asked += 1;
-                let tool = json!({
-                    "name": format!("tool-{asked}"),
-                    "description": "x".repeat(text),
-                    "inputSchema": {"type": "object"}
-                });
-                let mut page = json!({"tools": [tool]});
-                if asked < pages {
-                    page["nextCursor"] = json!(asked.to_string());
-                }
-                page
-            }
-            _ => continue,
-        };
-        write_json_line(
-            &mut write,
-            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        )
-        .await;
-    }
-    asked
+    let tool = |n: usize| {
+        json!({
+            "name": format!("tool-{n}"),
+            "description": "x".repeat(text),
+            "inputSchema": {"type": "object"}
+        })
+    };
+    tool_pages_server(stream, pages, tool, None).await
 }
 
 /// Lists all tools of a [`list_server`] through a client built by

@@ -9,10 +9,9 @@ use mcpwire_client::{Client, ClientError};
 use mcpwire_stdio::StdioTransport;
 use mcpwire_types::ProtocolVersion;
 use serde_json::{Map, json};
-use tokio::io::BufReader;
 use tokio::net::TcpStream;
 
-use crate::support::{bounded, loopback, pinned, read_json_line, write_json_line};
+use crate::support::{bounded, loopback, pinned, tool_pages_server};
 
 /// How many tools the server lists, one per page.
 const TOOLS: usize = 6;
@@ -26,44 +25,20 @@ const SCHEMA_TEXT: usize = 1024 * 1024;
 /// bytes requiring `n`; every call answers structured content without
 /// `n`, which a remembered schema refuses.
 async fn schema_server(stream: TcpStream) {
-    let (read, mut write) = stream.into_split();
-    let mut read = BufReader::new(read);
-    let mut listed = 0;
-    while let Some(message) = read_json_line(&mut read).await {
-        let id = message["id"].clone();
-        let result = match message["method"].as_str() {
-            Some("initialize") => json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "schemas", "version": "1"}
-            }),
-            Some("tools/list") => {
-                listed += 1;
-                let tool = json!({
-                    "name": format!("big-{listed}"),
-                    "inputSchema": {"type": "object"},
-                    "outputSchema": {
-                        "type": "object",
-                        "description": "x".repeat(SCHEMA_TEXT),
-                        "properties": {"n": {"type": "integer"}},
-                        "required": ["n"]
-                    }
-                });
-                let mut page = json!({"tools": [tool]});
-                if listed < TOOLS {
-                    page["nextCursor"] = json!(listed.to_string());
-                }
-                page
+    let tool = |n: usize| {
+        json!({
+            "name": format!("big-{n}"),
+            "inputSchema": {"type": "object"},
+            "outputSchema": {
+                "type": "object",
+                "description": "x".repeat(SCHEMA_TEXT),
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"]
             }
-            Some("tools/call") => json!({"content": [], "structuredContent": {}}),
-            _ => continue,
-        };
-        write_json_line(
-            &mut write,
-            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        )
-        .await;
-    }
+        })
+    };
+    let call = json!({"content": [], "structuredContent": {}});
+    tool_pages_server(stream, TOOLS, tool, Some(call)).await;
 }
 
 #[tokio::test]

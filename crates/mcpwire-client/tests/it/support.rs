@@ -355,3 +355,44 @@ pub(crate) async fn write_json_line(write: &mut OwnedWriteHalf, message: &Value)
     line.push('\n');
     write.write_all(line.as_bytes()).await.unwrap();
 }
+
+/// A scripted 2025-06-18 server over `stream` listing `pages` pages of
+/// one tool each, `tool(n)` on page `n` (counted from 1), with a cursor on
+/// every page but the last, and answering every `tools/call` with `call`
+/// when given; other requests get no answer. Returns how many pages were asked for,
+/// once the client hangs up.
+pub(crate) async fn tool_pages_server(
+    stream: TcpStream,
+    pages: usize,
+    mut tool: impl FnMut(usize) -> Value,
+    call: Option<Value>,
+) -> usize {
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let mut asked = 0;
+    while let Some(message) = read_json_line(&mut read).await {
+        let result = match message["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "tool-pages", "version": "1"}
+            }),
+            Some("tools/list") => {
+                asked += 1;
+                let mut page = json!({"tools": [tool(asked)]});
+                if asked < pages {
+                    page["nextCursor"] = json!(asked.to_string());
+                }
+                page
+            }
+            Some("tools/call") => match &call {
+                Some(answer) => answer.clone(),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+        write_json_line(&mut write, &answer).await;
+    }
+    asked
+}

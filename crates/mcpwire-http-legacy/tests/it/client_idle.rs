@@ -9,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use mcpwire_http_legacy::client::{Error, LegacyClientOptions, LegacySseClient};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::OwnedWriteHalf;
+use mcpwire_test::raw_http::{SSE_HEAD, hold_until_closed, keep_alives, read_request, write_chunk};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
@@ -42,56 +42,27 @@ enum Carrying {
     KeepAlives,
 }
 
-/// Writes one chunk of a chunked body.
-async fn chunk(write: &mut OwnedWriteHalf, data: &[u8]) -> std::io::Result<()> {
-    write
-        .write_all(format!("{:x}\r\n", data.len()).as_bytes())
-        .await?;
-    write.write_all(data).await?;
-    write.write_all(b"\r\n").await
-}
-
 /// Serves one connection: reads a request head and answers a GET with an
 /// SSE stream carrying the `endpoint` event and then `carrying`; reports
 /// on `closed` when the client closes the connection.
 async fn connection(stream: TcpStream, carrying: Carrying, closed: mpsc::UnboundedSender<()>) {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
-    let mut line = String::new();
-    read.read_line(&mut line).await.unwrap();
-    assert!(line.starts_with("GET "), "{line}");
-    // The rest of the head; the GET has no body.
-    loop {
-        line.clear();
-        if read.read_line(&mut line).await.unwrap() == 0 || line.trim_end().is_empty() {
-            break;
-        }
-    }
-    write
-        .write_all(
-            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
-        )
-        .await
-        .unwrap();
-    chunk(
+    let request = read_request(&mut read).await.unwrap();
+    assert_eq!(request.method, "GET");
+    write.write_all(SSE_HEAD).await.unwrap();
+    write_chunk(
         &mut write,
         b"event: endpoint\ndata: /message?sessionId=1\n\n",
     )
     .await
     .unwrap();
     if let Carrying::KeepAlives = carrying {
-        let until = Instant::now() + KEEP_ALIVE_FOR;
-        while Instant::now() < until {
-            tokio::time::sleep(KEEP_ALIVE_EVERY).await;
-            if chunk(&mut write, b": keep-alive\n\n").await.is_err() {
-                break;
-            }
-        }
+        keep_alives(&mut write, KEEP_ALIVE_EVERY, KEEP_ALIVE_FOR).await;
     }
     // Silence: nothing more is written, and the connection is held until
     // the client closes it.
-    let mut rest = [0u8; 64];
-    while matches!(read.read(&mut rest).await, Ok(n) if n > 0) {}
+    hold_until_closed(&mut read).await;
     let _ = closed.send(());
 }
 

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use mcpwire_http::client::{ClientOptions, StreamableHttpClient};
 use mcpwire_jsonrpc::{Inbound, Notification, Packet, Request};
+use mcpwire_test::raw_http::{SSE_HEAD, hold_until_closed, keep_alives, read_request, write_chunk};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
@@ -34,10 +34,13 @@ const TEST_BOUND: Duration = Duration::from_secs(20);
 enum Carrying {
     /// One event with an id, then nothing at all.
     Silence,
-    /// One event with an id, then a keep-alive comment every 50 ms for
-    /// `KEEP_ALIVE_FOR`, then nothing.
+    /// One event with an id, then a keep-alive comment every
+    /// [`KEEP_ALIVE_EVERY`] for [`KEEP_ALIVE_FOR`], then nothing.
     KeepAlives,
 }
+
+/// How often [`Carrying::KeepAlives`] sends a comment.
+const KEEP_ALIVE_EVERY: Duration = Duration::from_millis(50);
 
 /// How long [`Carrying::KeepAlives`] keeps the stream alive: several idle
 /// timeouts.
@@ -56,55 +59,6 @@ enum Seen {
     Closed { connection: usize },
 }
 
-/// A request head and body, as read off the wire.
-struct Head {
-    method: String,
-    last_event_id: Option<String>,
-    body: Value,
-}
-
-/// Reads one HTTP/1.1 request; `None` when the client closed the
-/// connection.
-async fn read_request(read: &mut BufReader<OwnedReadHalf>) -> Option<Head> {
-    let mut line = String::new();
-    if read.read_line(&mut line).await.ok()? == 0 {
-        return None;
-    }
-    let method = line.split(' ').next()?.to_owned();
-    let (mut length, mut last_event_id) = (0, None);
-    loop {
-        line.clear();
-        read.read_line(&mut line).await.ok()?;
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        let (name, value) = header.split_once(':')?;
-        match name.to_ascii_lowercase().as_str() {
-            "content-length" => length = value.trim().parse().ok()?,
-            "last-event-id" => last_event_id = Some(value.trim().to_owned()),
-            _ => {}
-        }
-    }
-    let mut body = vec![0; length];
-    read.read_exact(&mut body).await.ok()?;
-    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    Some(Head {
-        method,
-        last_event_id,
-        body,
-    })
-}
-
-/// Writes one chunk of a chunked body.
-async fn chunk(write: &mut OwnedWriteHalf, data: &[u8]) -> std::io::Result<()> {
-    write
-        .write_all(format!("{:x}\r\n", data.len()).as_bytes())
-        .await?;
-    write.write_all(data).await?;
-    write.write_all(b"\r\n").await
-}
-
 /// Serves one connection: answers `initialize`, takes notifications with
 /// 202, and answers the first GET of the server with an SSE stream
 /// carrying `carrying`, every later one with 405 (no more streams, so the
@@ -118,10 +72,11 @@ async fn connection(
 ) {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
-    while let Some(head) = read_request(&mut read).await {
-        if head.method == "POST" {
-            if head.body["method"] == "initialize" {
-                let answer = json!({"jsonrpc": "2.0", "id": head.body["id"], "result": {
+    while let Some(request) = read_request(&mut read).await {
+        if request.method == "POST" {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            if body["method"] == "initialize" {
+                let answer = json!({"jsonrpc": "2.0", "id": body["id"], "result": {
                     "protocolVersion": "2025-06-18",
                     "capabilities": {},
                     "serverInfo": {"name": "silent", "version": "1"}
@@ -142,7 +97,7 @@ async fn connection(
         }
         let _ = seen.send(Seen::Get {
             connection,
-            last_event_id: head.last_event_id,
+            last_event_id: request.header("last-event-id").map(str::to_owned),
             at: Instant::now(),
         });
         if !first_get.swap(false, Ordering::SeqCst) {
@@ -152,31 +107,19 @@ async fn connection(
                 .unwrap();
             continue;
         }
-        write
-            .write_all(
-                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
-            )
-            .await
-            .unwrap();
+        write.write_all(SSE_HEAD).await.unwrap();
         // An event with an id (and a short `retry`, so that the client
         // reconnects after the shortest wait its policy allows, 50 ms,
         // rather than the default second).
-        chunk(&mut write, b"id: ev-1\nretry: 10\ndata:\n\n")
+        write_chunk(&mut write, b"id: ev-1\nretry: 10\ndata:\n\n")
             .await
             .unwrap();
         if let Carrying::KeepAlives = carrying {
-            let until = Instant::now() + KEEP_ALIVE_FOR;
-            while Instant::now() < until {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                if chunk(&mut write, b": keep-alive\n\n").await.is_err() {
-                    break;
-                }
-            }
+            keep_alives(&mut write, KEEP_ALIVE_EVERY, KEEP_ALIVE_FOR).await;
         }
         // Silence: nothing more is written, and the connection is held
         // until the client closes it.
-        let mut rest = [0u8; 64];
-        while matches!(read.read(&mut rest).await, Ok(n) if n > 0) {}
+        hold_until_closed(&mut read).await;
         let _ = seen.send(Seen::Closed { connection });
         return;
     }
