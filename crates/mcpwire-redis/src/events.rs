@@ -68,6 +68,21 @@ if redis.call('HEXISTS', KEYS[1], 'o:' .. n) == 0 then return 0 end
     };
 }
 
+/// Opens stream `ARGV[2]` unless it is open, and names it `n`; leaves the
+/// script (0) when the session is unknown. An append opens the stream it
+/// writes to, so that a stream's first event costs no `OPEN` of its own.
+macro_rules! lua_open_stream_now {
+    () => {
+        r"
+local n = ARGV[2]
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], 'o:' .. n, 1) == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+end
+"
+    };
+}
+
 /// Appends `ARGV[3]` to stream `n` (see [`APPEND`]).
 macro_rules! lua_append_event {
     () => {
@@ -126,11 +141,12 @@ end
     };
 }
 
-/// Appends `ARGV[3]` to open stream `ARGV[2]`, keeping at most `ARGV[4]`
-/// events in it, and `ARGV[5]` events and `ARGV[7]` bytes in the session;
-/// `ARGV[6]` the TTL. An event larger than the session's bytes is not
-/// kept: it would push out everything else and then itself.
-const APPEND: &str = concat!(lua_stream_is_open!(), lua_append_event!(), "return 1\n");
+/// Appends `ARGV[3]` to stream `ARGV[2]` (opening it if it never was),
+/// keeping at most `ARGV[4]` events in it, and `ARGV[5]` events and
+/// `ARGV[7]` bytes in the session; `ARGV[6]` the TTL. An event larger than
+/// the session's bytes is not kept: it would push out everything else and
+/// then itself.
+const APPEND: &str = concat!(lua_open_stream_now!(), lua_append_event!(), "return 1\n");
 
 /// Marks stream `ARGV[2]` finished, dropping it at once when it is empty.
 const FINISH: &str = concat!(lua_stream_is_open!(), lua_finish_stream!(), "return 1\n");
@@ -138,7 +154,7 @@ const FINISH: &str = concat!(lua_stream_is_open!(), lua_finish_stream!(), "retur
 /// [`APPEND`] then [`FINISH`], in one script: the answer that ends a POST
 /// stream costs one round trip.
 const APPEND_LAST: &str = concat!(
-    lua_stream_is_open!(),
+    lua_open_stream_now!(),
     lua_append_event!(),
     lua_finish_stream!(),
     "return 1\n"

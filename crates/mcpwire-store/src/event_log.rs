@@ -99,6 +99,16 @@ impl SessionLog {
         self.streams.get_mut(&number)
     }
 
+    /// The log of stream `number`, opened now if it never was (an append
+    /// opens the stream it writes to); `None` for a standalone stream that
+    /// was finished or forgotten.
+    fn stream_or_open(&mut self, number: u64) -> Option<&mut StreamLog> {
+        if number == StreamKey::STANDALONE && self.standalone_gone {
+            return None;
+        }
+        Some(self.streams.entry(number).or_default())
+    }
+
     /// Drops the log of stream `number`.
     fn remove_stream(&mut self, number: u64) -> Option<StreamLog> {
         if number == StreamKey::STANDALONE {
@@ -174,16 +184,17 @@ impl Logs {
     fn append(&mut self, key: &StreamKey, event: StoredEvent, limits: Limits) {
         let order = self.next_order;
         let size = event.data.len();
-        if size > limits.session_bytes || size > limits.total_bytes {
-            // It would push out everything else and then itself.
-            return;
-        }
         let Some(session) = self.sessions.get_mut(&key.session) else {
             return;
         };
-        let Some(stream) = session.stream_mut(key.stream) else {
+        let Some(stream) = session.stream_or_open(key.stream) else {
             return;
         };
+        if size > limits.session_bytes || size > limits.total_bytes {
+            // It would push out everything else and then itself; the
+            // stream stays open, so that a client resuming it finds it.
+            return;
+        }
         self.next_order += 1;
         stream.events.push_back((order, event));
         let overflow = stream.events.len() > limits.per_stream;

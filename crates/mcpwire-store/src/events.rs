@@ -57,20 +57,27 @@ pub trait EventStore: Send + Sync + 'static {
     /// Starts the log of a new session, with its standalone stream 0.
     fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()>;
 
-    /// Starts the log of a stream.
+    /// Starts the log of a stream (before a priming event names it, for
+    /// example: a client may resume from it before any event is logged).
     fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
 
-    /// Appends an event to a stream.
+    /// Appends an event to a stream, opening the stream first when it was
+    /// never opened: a stream's first event needs no call of its own (one
+    /// round trip fewer per request for a store across the network). The
+    /// stream is opened even when the event is too large to keep, so that
+    /// a client resuming it finds the stream. A session the store does not
+    /// know is still ignored.
     fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()>;
 
-    /// Marks a stream ended: its last event has been appended.
+    /// Marks a stream ended: its last event has been appended. A stream
+    /// that was never opened stays unknown.
     fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()>;
 
     /// Appends a stream's last event and marks the stream ended: what
     /// [`append`](Self::append) then [`finish`](Self::finish) do, in one
-    /// call, as a server does with the answer that ends a POST stream. The
-    /// default makes the two calls; a store across the network makes it
-    /// one round trip.
+    /// call, as a server does with the answer that ends a POST stream (a
+    /// stream never opened is opened, as `append` does). The default makes
+    /// the two calls; a store across the network makes it one round trip.
     fn append_last(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
         let key = key.clone();
         Box::pin(async move {

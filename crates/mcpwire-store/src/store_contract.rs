@@ -259,6 +259,16 @@ pub async fn event_store_retention_is_bounded_by_bytes_per_session(store: &dyn E
         Vec::new(),
         "an event larger than the bound is not kept",
     );
+    let unopened = StreamKey::new(s.clone(), 6);
+    ok(
+        store.append(&unopened, sized(1, 5000)).await,
+        "append 5,000 bytes to a stream never opened",
+    );
+    expect_eq(
+        ok(store.replay(&unopened, None).await, "replay stream 6").map(|replay| replay.events),
+        Some(Vec::new()),
+        "an event too large to keep still opens its stream, for a client resuming it",
+    );
     ok(store.remove_session(&s).await, "remove_session");
 }
 
@@ -288,8 +298,9 @@ pub async fn event_store_ignores_writes_for_sessions_it_does_not_know(store: &dy
 }
 
 /// Checks that `append_last` appends a stream's last event and finishes
-/// the stream, as `append` then `finish` do, and is ignored for a stream
-/// that was never opened.
+/// the stream, as `append` then `finish` do, and opens a stream that was
+/// never opened (its first event needs no `open` of its own), while
+/// `finish` leaves a stream never opened unknown.
 ///
 /// # Panics
 ///
@@ -317,14 +328,39 @@ pub async fn event_store_append_last_appends_and_finishes(store: &dyn EventStore
         store.append_last(&never_opened, event(1)).await,
         "append_last to a stream never opened",
     );
+    let replay = ok(store.replay(&never_opened, Some(0)).await, "replay")
+        .expect("store contract: append_last opens a stream never opened");
     expect_eq(
-        ok(store.replay(&never_opened, Some(0)).await, "replay"),
+        replay.events,
+        vec![event(1)],
+        "append_last logs the first event of a stream never opened",
+    );
+    assert!(
+        replay.finished,
+        "store contract: append_last finishes the stream it opened"
+    );
+    let unopened = StreamKey::new(s.clone(), 3);
+    ok(
+        store.append(&unopened, event(1)).await,
+        "append to a stream never opened",
+    );
+    let replay = ok(store.replay(&unopened, Some(0)).await, "replay")
+        .expect("store contract: append opens a stream never opened");
+    expect_eq(replay.events, vec![event(1)], "append logs the first event");
+    assert!(!replay.finished, "store contract: append does not finish");
+    let finished_only = StreamKey::new(s.clone(), 4);
+    ok(
+        store.finish(&finished_only).await,
+        "finish a stream never opened",
+    );
+    expect_eq(
+        ok(store.replay(&finished_only, Some(0)).await, "replay"),
         None,
-        "append_last does not open a stream",
+        "finish does not open a stream",
     );
     expect_eq(
         ok(store.count().await, "count"),
-        2,
+        4,
         "count is the events kept",
     );
     ok(store.remove_session(&s).await, "remove_session");

@@ -424,7 +424,13 @@ fn session_post(
         })?;
         let key = StreamKey::new(id.clone(), stream);
         let answers_only = config.response_mode == ResponseMode::Json;
-        if !answers_only {
+        // An `Sse` response sends its priming event at once, and a client
+        // may resume from it before anything is logged: the log must be
+        // there first. In `Auto` mode the stream's first logged event opens
+        // it (an answer that goes out as JSON then costs no `open`, one
+        // round trip fewer with a store across the network), or the
+        // response does before a priming event (`stream_response::respond`).
+        if config.response_mode == ResponseMode::Sse {
             config
                 .events
                 .open(&key)

@@ -173,7 +173,22 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         (Some(StreamEvent::Message { data, .. }), true) => initialize_version(data),
         _ => out.version,
     };
-    let polling = out.key.is_some() && has_polling(version);
+    let mut polling = out.key.is_some() && has_polling(version);
+    if polling
+        && out.mode == ResponseMode::Auto
+        && let Some(key) = &out.key
+        && !matches!(first, Some(StreamEvent::Message { .. } | StreamEvent::End))
+    {
+        // In `Auto` mode the POST left the log to the stream's first
+        // logged event (which opens it). A priming event before any names
+        // the stream to a client that may resume from it, so the log must
+        // be there first. Without it the stream is not resumable: no
+        // priming event then, rather than an id that leads nowhere.
+        if let Err(error) = config.events.open(key).await {
+            tracing::warn!(%error, "could not open a stream's event log; sending it without a priming event");
+            polling = false;
+        }
+    }
     let mut pending = Vec::new();
     if polling && let Some(key) = &out.key {
         frames::put_priming(&mut pending, key.stream, config.retry_millis());

@@ -256,3 +256,36 @@ async fn a_resumed_stream_that_already_ended_replays_and_closes() {
     let (progress, answers) = tally(&replayed);
     assert_eq!((progress, answers.len()), (vec![1, 2], 1));
 }
+
+/// HTTP-13 in `Auto` mode: a POST whose answer is slow turns to SSE when a
+/// keep-alive is due, and its priming event then names a stream whose log
+/// exists, although no event was logged yet (the POST leaves the log to
+/// the stream's first logged event, and the response opens it before the
+/// priming event). A client that drops the connection right after the
+/// priming event resumes from it and gets the answer. Keep-alive every
+/// 100 ms against an answer after 600 ms: generous for a loaded machine.
+#[tokio::test]
+async fn http_13_an_auto_post_turned_sse_by_a_slow_answer_resumes_from_its_priming_event() {
+    let config = Config::default().keep_alive(Some(Duration::from_millis(100)));
+    let server = TestServer::start(config, test_runtime()).await;
+    let client = Client::connect(server.addr, V2025_11_25).await;
+    let slow = request(
+        8,
+        "tools/call",
+        json!({"name": "wait", "arguments": {"pause_ms": 600}}),
+    );
+    let (head, mut stream) = client.post_stream(&slow).await;
+    assert!(head.is_sse());
+    let priming = within(stream.next_event()).await.unwrap();
+    assert!(
+        priming.id.is_some() && priming.data.is_empty(),
+        "{priming:?}"
+    );
+    drop(stream);
+    let (head, mut resumed) = client.get_stream(priming.id.as_deref()).await;
+    assert_eq!(head.status, 200);
+    let (_, answers) = tally(&within(resumed.rest()).await);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0]["id"], 8);
+    assert_eq!(answers[0]["result"]["content"][0]["text"], "waited");
+}

@@ -7,7 +7,10 @@ use crate::server_support;
 
 use std::time::{Duration, Instant};
 
-use mcpwire_http::server::{Config, MemoryEventStore, ResponseMode};
+use mcpwire_http::server::{
+    Config, EventStore, MemoryEventStore, Replay, ResponseMode, SessionId, StoreFuture,
+    StoredEvent, StreamKey,
+};
 use serde_json::{Value, json};
 use server_support::*;
 
@@ -207,4 +210,102 @@ async fn an_sse_answer_already_in_goes_out_whole_with_its_length() {
         events.last().unwrap().json()["result"]["content"][0]["text"],
         "waited"
     );
+}
+
+/// An event store that records which of its methods the server calls, and
+/// keeps the events in a [`MemoryEventStore`].
+#[derive(Default)]
+struct RecordingEvents {
+    inner: MemoryEventStore,
+    calls: std::sync::Mutex<Vec<&'static str>>,
+}
+
+impl RecordingEvents {
+    fn record(&self, call: &'static str) {
+        self.calls.lock().unwrap().push(call);
+    }
+
+    fn take(&self) -> Vec<&'static str> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+impl EventStore for RecordingEvents {
+    fn create_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        self.inner.create_session(session)
+    }
+    fn open(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        self.record("open");
+        self.inner.open(key)
+    }
+    fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        self.record("append");
+        self.inner.append(key, event)
+    }
+    fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        self.record("finish");
+        self.inner.finish(key)
+    }
+    fn append_last(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
+        self.record("append_last");
+        self.inner.append_last(key, event)
+    }
+    fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
+        self.inner.replay(key, after)
+    }
+    fn mark_delivered(&self, key: &StreamKey, seq: u64) -> StoreFuture<'_, ()> {
+        self.inner.mark_delivered(key, seq)
+    }
+    fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        self.record("forget");
+        self.inner.forget(key)
+    }
+    fn completed(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        self.record("completed");
+        self.inner.completed(key)
+    }
+    fn remove_session(&self, session: &SessionId) -> StoreFuture<'_, ()> {
+        self.inner.remove_session(session)
+    }
+    fn count(&self) -> StoreFuture<'_, usize> {
+        self.inner.count()
+    }
+}
+
+/// In `Auto` mode a POST leaves its stream's log to the first event
+/// logged (`EventStore::append` opens the stream), so an answer that goes
+/// out as JSON costs no `open`: one store call fewer per request, one
+/// round trip fewer with a store across the network. In `Sse` mode the
+/// priming event goes out at once, so the log is opened before it. The
+/// calls made after the answer are spawned: they are waited for, within
+/// a generous bound.
+#[tokio::test]
+async fn an_auto_post_answered_as_json_opens_no_event_log() {
+    let echo = request(
+        4,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    for (mode, expected) in [
+        (ResponseMode::Auto, vec!["append_last", "forget"]),
+        (ResponseMode::Sse, vec!["open", "append_last", "completed"]),
+    ] {
+        let events = std::sync::Arc::new(RecordingEvents::default());
+        let config = Config::default()
+            .response_mode(mode)
+            .event_store(events.clone());
+        let server = TestServer::start(config, test_runtime()).await;
+        let client = Client::connect(server.addr, V2025_11_25).await;
+        events.take();
+        let reply = within(client.post(&echo)).await;
+        assert_eq!(reply.messages()[0]["result"]["content"][0]["text"], "hi");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while events.calls.lock().unwrap().len() < expected.len() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(events.take(), expected, "{mode:?}");
+        if mode == ResponseMode::Auto {
+            assert_eq!(events.inner.count().await.unwrap(), 0, "nothing kept");
+        }
+    }
 }
