@@ -10,7 +10,7 @@ use bytes::Bytes;
 use futures_util::Stream;
 use mcpwire_jsonrpc::Inbound;
 
-use crate::{RequestIdentity, SessionId, StoreFuture, StreamKey};
+use crate::{RequestIdentity, ResponseForm, SessionId, StoreFuture, StreamKey};
 
 /// The messages clients POSTed to one session, in order, for its runtime.
 pub type Inbox = Pin<Box<dyn Stream<Item = Envelope> + Send>>;
@@ -36,6 +36,11 @@ pub struct Envelope {
     /// A bus that carries the envelope to another process carries only
     /// their [`RequestIdentity`].
     pub extensions: PostExtensions,
+    /// The decision between a JSON and an SSE answer on `stream`, shared
+    /// with the HTTP response when the POST is in `Auto` mode (see
+    /// [`ResponseForm`]). It never leaves the process: a bus that moves the
+    /// envelope elsewhere drops it, and the runtime there logs every event.
+    pub form: SharedForm,
     /// The payload as the receiving instance classified it, so that a
     /// runtime in the same process does not parse it a second time.
     classified: Classified,
@@ -49,6 +54,7 @@ impl Envelope {
             stream,
             answers_only,
             extensions: PostExtensions::default(),
+            form: SharedForm::default(),
             classified: Classified(None),
         }
     }
@@ -115,6 +121,20 @@ impl fmt::Debug for Classified {
         })
     }
 }
+
+/// The [`ResponseForm`] an [`Envelope`] shares with its POST's response,
+/// if any. It takes no part in comparing envelopes, which are equal when
+/// their messages are.
+#[derive(Clone, Debug, Default)]
+pub struct SharedForm(pub Option<Arc<ResponseForm>>);
+
+impl PartialEq for SharedForm {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for SharedForm {}
 
 /// The extensions of the HTTP request that carried an [`Envelope`].
 ///

@@ -47,6 +47,7 @@ mod event_log;
 mod events;
 mod identity;
 mod key_ring;
+mod response_form;
 mod session;
 mod small_queue;
 #[cfg(any(test, feature = "store-contract"))]
@@ -54,7 +55,7 @@ pub mod store_contract;
 mod tables;
 pub mod tasks;
 
-pub use bus::{Envelope, Inbox, MessageBus, PostExtensions, StreamEvent, Subscription};
+pub use bus::{Envelope, Inbox, MessageBus, PostExtensions, SharedForm, StreamEvent, Subscription};
 pub use change_feed::{Change, ChangeFeed, ChangeReceiver, ChangeSink};
 pub use config::UseStores;
 pub use error::{StoreError, StoreFuture, answered, done};
@@ -62,6 +63,7 @@ pub use event_log::MemoryEventStore;
 pub use events::{EventStore, Replay, StoredEvent, StreamKey};
 pub use identity::RequestIdentity;
 pub use key_ring::{MAX_PREVIOUS_KEYS, StateKeyRing};
+pub use response_form::ResponseForm;
 pub use session::{SessionId, SessionRecord, SessionStore};
 pub use tables::{shrink_sparse, shrink_sparse_set, sparse_shrink};
 

@@ -171,8 +171,8 @@ pub use config::{Config, ConnectionLimits, HostPolicy, OriginPolicy, ResponseMod
 /// store for another backend needs neither this crate nor a runtime).
 pub use mcpwire_store::{
     Envelope, EventStore, Inbox, MemoryEventStore, MessageBus, PostExtensions, Replay,
-    RequestIdentity, SessionId, SessionRecord, SessionStore, StoreError, StoreFuture, StoredEvent,
-    StreamEvent, StreamKey, Subscription, UseStores,
+    RequestIdentity, ResponseForm, SessionId, SessionRecord, SessionStore, SharedForm, StoreError,
+    StoreFuture, StoredEvent, StreamEvent, StreamKey, Subscription, UseStores,
 };
 pub use memory::{MemoryBus, MemorySessionStore};
 pub use params::{

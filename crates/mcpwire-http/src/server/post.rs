@@ -28,8 +28,8 @@ use super::stateless;
 use super::stream_response::{Outgoing, StreamGuard, respond};
 use super::transport::SessionTransport;
 use mcpwire_store::{
-    Envelope, PostExtensions, RequestIdentity, SessionId, SessionRecord, StoreError, StoreFuture,
-    StreamKey,
+    Envelope, PostExtensions, RequestIdentity, SessionId, SessionRecord, SharedForm, StoreError,
+    StoreFuture, StreamKey,
 };
 
 /// Answers a POST to the MCP endpoint.
@@ -449,6 +449,10 @@ fn session_post(
         };
         let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
         envelope.extensions = extensions;
+        // `Auto` mode: the runtime and the response race for the form of
+        // the answer, so that one sent as JSON is never logged.
+        let form = (config.response_mode == ResponseMode::Auto).then(Arc::default);
+        envelope.form = SharedForm(form.clone());
         if !delivered(deliver(shared, &id, envelope), config.send_timeout).await? {
             return Err(empty(StatusCode::NOT_FOUND));
         }
@@ -461,6 +465,7 @@ fn session_post(
             version: record.version,
             stateless: None,
             initialize: created,
+            form,
         };
         Ok(Some(outgoing))
     }

@@ -14,7 +14,9 @@ use mcpwire_types::ProtocolVersion;
 
 use super::service::Shared;
 use super::transport::{LiveTransport, SessionHandle, TransportError};
-use mcpwire_store::{Envelope, Inbox, SessionId, StoredEvent, StreamEvent, StreamKey};
+use mcpwire_store::{
+    Envelope, Inbox, ResponseForm, SessionId, StoredEvent, StreamEvent, StreamKey,
+};
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
 type FastHash = ahash::RandomState;
@@ -57,6 +59,9 @@ struct StreamState {
     /// Opened by a batch, which the engine may refuse as a whole with one
     /// error whose id is `null`.
     batch: bool,
+    /// The decision between JSON and SSE shared with the POST's response
+    /// (`Auto` mode, response in this process).
+    form: Option<Arc<ResponseForm>>,
 }
 
 impl StreamState {
@@ -67,6 +72,7 @@ impl StreamState {
             anonymous: 0,
             answers_only,
             batch: false,
+            form: None,
         }
     }
 
@@ -82,6 +88,9 @@ struct Plan {
     seq: u64,
     last: bool,
     answers_only: bool,
+    /// The packet is the stream's first event and its final answer, and
+    /// the response claimed to send it as JSON: it is not logged.
+    unlogged: bool,
     /// The packet answers `initialize`.
     initialize: Option<Handshake>,
 }
@@ -98,10 +107,10 @@ impl Routing {
     fn track(&mut self, inbound: &Inbound, envelope: &Envelope) -> Vec<u64> {
         let mut ended = Vec::new();
         if let Some(stream) = envelope.stream {
-            let state = self
-                .streams
-                .entry(stream)
-                .or_insert_with(|| StreamState::new(envelope.answers_only));
+            let state = self.streams.entry(stream).or_insert_with(|| StreamState {
+                form: envelope.form.0.clone(),
+                ..StreamState::new(envelope.answers_only)
+            });
             state.batch = matches!(inbound, Inbound::Batch(_));
         }
         for item in elements(inbound) {
@@ -275,6 +284,10 @@ impl Routing {
         state.next_seq += 1;
         let last = stream != 0 && state.is_settled();
         let answers_only = state.answers_only;
+        // A final answer that is the stream's first event goes out as JSON
+        // in `Auto` mode, unless the response turned to SSE first.
+        let unlogged =
+            last && seq == 1 && state.form.as_ref().is_some_and(|form| form.claim_json());
         if last {
             entry.remove();
         }
@@ -283,6 +296,7 @@ impl Routing {
             seq,
             last,
             answers_only,
+            unlogged,
             initialize,
         })
     }
@@ -531,7 +545,7 @@ impl SessionOutbox {
                 .await
                 .map_err(TransportError::Store)?;
         }
-        if !plan.answers_only {
+        if !plan.answers_only && !plan.unlogged {
             let event = StoredEvent {
                 seq: plan.seq,
                 data: data.clone(),
@@ -646,6 +660,40 @@ mod tests {
         // Unrelated messages use the standalone stream; late answers are dropped.
         assert_eq!(routing.plan(&progress(), Some(&id)).unwrap().stream, 0);
         assert_eq!(routing.plan(&answer(7), Some(&id)), None);
+    }
+
+    /// `Auto` mode: a final answer that is its stream's first event goes
+    /// unlogged when the runtime claims JSON first, and is logged when the
+    /// response turned to SSE first; an answer after other events is
+    /// logged and claims nothing.
+    #[test]
+    fn a_first_and_final_answer_goes_unlogged_only_when_its_json_claim_wins() {
+        for sse_first in [false, true] {
+            let mut routing = Routing::new();
+            let (inbound, mut env) =
+                envelope(r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#, Some(1), false);
+            let form = Arc::new(ResponseForm::new());
+            env.form = mcpwire_store::SharedForm(Some(form.clone()));
+            routing.track(&inbound, &env);
+            if sse_first {
+                assert!(form.claim_sse());
+            }
+            let plan = routing.plan(&answer(1), Some(&RequestId::from(1))).unwrap();
+            assert!(plan.last && plan.seq == 1);
+            assert_eq!(plan.unlogged, !sse_first);
+            assert_eq!(form.is_json(), !sse_first);
+        }
+        let mut routing = Routing::new();
+        let (inbound, mut env) =
+            envelope(r#"{"jsonrpc":"2.0","id":2,"method":"x"}"#, Some(2), false);
+        let form = Arc::new(ResponseForm::new());
+        env.form = mcpwire_store::SharedForm(Some(form.clone()));
+        routing.track(&inbound, &env);
+        let id = RequestId::from(2);
+        assert!(!routing.plan(&progress(), Some(&id)).unwrap().unlogged);
+        let plan = routing.plan(&answer(2), Some(&id)).unwrap();
+        assert!(plan.last && !plan.unlogged);
+        assert!(!form.is_json(), "nothing claimed");
     }
 
     #[test]

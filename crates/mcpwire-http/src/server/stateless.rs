@@ -80,6 +80,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, parts: Parts, inbound: Inbound)
         version: None,
         stateless: Some(answer_status),
         initialize: None,
+        form: None,
     };
     respond(shared, outgoing).await
 }

@@ -21,7 +21,7 @@ use super::config::ResponseMode;
 use super::names::SESSION_ID;
 use super::service::Shared;
 use super::transport::CancelSignal;
-use mcpwire_store::{SessionId, StreamEvent, StreamKey, Subscription};
+use mcpwire_store::{ResponseForm, SessionId, StreamEvent, StreamKey, Subscription};
 
 /// Counts an open stream while it lives and does what its end requires:
 /// frees its slot, records how far the standalone stream was delivered,
@@ -114,6 +114,9 @@ pub(crate) struct Outgoing {
     /// The POST carries `initialize`: its answer names the revision, and
     /// the session id is returned unless it failed.
     pub(crate) initialize: Option<SessionId>,
+    /// `Auto` mode: the decision between JSON and SSE, shared with the
+    /// runtime when it runs in this process (see [`ResponseForm`]).
+    pub(crate) form: Option<Arc<ResponseForm>>,
 }
 
 /// Whether a revision has SSE polling (priming events, `retry:`, closing
@@ -150,6 +153,23 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
             First::TimedOut => {}
         }
     }
+    // Turning to SSE before any message (a keep-alive came due, or the
+    // stream was paused): unless the runtime already published its answer
+    // unlogged, for JSON. That answer is then on its way, and goes out as
+    // JSON (a pause before it is moot).
+    if out.mode == ResponseMode::Auto
+        && !matches!(first, Some(StreamEvent::Message { .. } | StreamEvent::End))
+        && let Some(form) = &out.form
+        && !form.claim_sse()
+    {
+        first = loop {
+            match out.subscription.next().await {
+                Some(StreamEvent::Pause) => {}
+                Some(event) => break Some(event),
+                None => return gone(false),
+            }
+        };
+    }
     // A final answer as the first event is sent as plain JSON in `Auto`
     // mode, and so is a stateless error that chooses the HTTP status.
     let plain_json = match &first {
@@ -163,7 +183,11 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         && let Some(StreamEvent::Message { data, .. }) = first
     {
         out.guard.finished = true;
-        forget_stream(shared, &out.key);
+        // An answer the runtime sent unlogged (`ResponseForm`) left nothing
+        // to forget.
+        if !out.form.as_ref().is_some_and(|form| form.is_json()) {
+            forget_stream(shared, &out.key);
+        }
         let session = session_of_answer(out.initialize.as_ref(), &data).cloned();
         let mut response = json(status, data);
         add_session_header(&mut response, session.as_ref());
