@@ -113,9 +113,10 @@ pub fn diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool
 /// Small-message scenarios profiled without a budget, at the budgeted
 /// scenarios' call counts: H2 (HTTP with SSE answers, 16 connections),
 /// whose streams cost what JSON answers do not (priming events, framing,
-/// keep-alive), and the lean reference under E1's and E2's loads (L1,
-/// L2), which the report sets beside E1 and E2. Their names start with
-/// `P-`.
+/// keep-alive), H1A (E2's load on the default `Auto` response mode, which
+/// answers as JSON what is in before a keep-alive is due), and the lean
+/// reference under E1's and E2's loads (L1, L2), which the report sets
+/// beside E1 and E2. Their names start with `P-`.
 pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool, Load)> {
     let load = Load {
         concurrency: 16,
@@ -131,6 +132,15 @@ pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand
             ServerCommand::new(
                 &bins.bench_server,
                 &["--http", "127.0.0.1:0", "--sse", "--threads", "1"],
+            ),
+            true,
+            load,
+        ),
+        (
+            "P-H1A http-auto-16-200B".to_owned(),
+            ServerCommand::new(
+                &bins.bench_server,
+                &["--http", "127.0.0.1:0", "--threads", "1"],
             ),
             true,
             load,
