@@ -65,6 +65,11 @@ return 0
 struct Connection {
     token: u64,
     sender: mpsc::Sender<StreamEvent>,
+    /// Whether its route is in Redis. A POST's stream on the instance
+    /// running its session's runtime gets one only when its response is
+    /// about to send an event id (`MessageBus::announce`): an answer sent
+    /// as plain JSON then costs no route.
+    announced: bool,
 }
 
 /// What runs on this instance.
@@ -75,18 +80,18 @@ struct Local {
 }
 
 impl Local {
-    /// Forgets the connection of `key` if it is still `token`.
-    fn remove_connection(&mut self, session: &SessionId, stream: u64, token: u64) -> bool {
+    /// Forgets the connection of `key` if it is still `token`; whether its
+    /// route was announced, if it was there.
+    fn remove_connection(&mut self, session: &SessionId, stream: u64, token: u64) -> Option<bool> {
         let slot = (session.clone(), stream);
         if self
             .connections
             .get(&slot)
             .is_some_and(|c| c.token == token)
         {
-            self.connections.remove(&slot);
-            return true;
+            return self.connections.remove(&slot).map(|c| c.announced);
         }
-        false
+        None
     }
 
     fn close(&mut self, session: &SessionId) -> Vec<u64> {
@@ -229,6 +234,57 @@ impl Inner {
         format!("{}/{token}", self.instance)
     }
 
+    /// Attaches a connection to `key` on this instance (replacing a local
+    /// one drops its sender: it ends); `announced` when its route is
+    /// about to be written.
+    fn attach_here(
+        &self,
+        key: &StreamKey,
+        capacity: usize,
+        announced: bool,
+    ) -> (u64, Subscription) {
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        let (sender, receiver) = mpsc::channel(capacity.max(1));
+        let connection = Connection {
+            token,
+            sender,
+            announced,
+        };
+        lock(&self.local)
+            .connections
+            .insert((key.session.clone(), key.stream), connection);
+        (token, Box::pin(receiver_stream(receiver)))
+    }
+
+    /// Writes the route of the connection `token` attached to `key` here,
+    /// and ends the connection it replaces on another instance.
+    async fn write_route(&self, key: &StreamKey, token: u64) -> Result<(), StoreError> {
+        let previous: Option<String> = self
+            .redis
+            .run(
+                "attaching a stream",
+                redis::cmd("SET")
+                    .arg(self.connection_key(&key.session, key.stream))
+                    .arg(self.route_value(token))
+                    .arg("PX")
+                    .arg(self.ttl())
+                    .arg("GET"),
+            )
+            .await?;
+        if let Some((owner, old_token)) = previous.as_deref().and_then(|v| v.split_once('/'))
+            && owner != self.instance
+            && let Ok(old_token) = old_token.parse()
+        {
+            let frame = Frame::Detach {
+                session: key.session.clone(),
+                stream: key.stream,
+                token: old_token,
+            };
+            self.send_frame(self.channel(owner), &frame).await?;
+        }
+        Ok(())
+    }
+
     /// Handles one frame from another instance.
     async fn receive(&self, frame: Frame) {
         let wait = self.redis.config.command_timeout;
@@ -286,7 +342,11 @@ impl Inner {
 
     /// Ends a local connection and its route, if both are still `token`.
     async fn drop_connection(&self, session: &SessionId, stream: u64, token: u64) {
-        lock(&self.local).remove_connection(session, stream, token);
+        let removed = lock(&self.local).remove_connection(session, stream, token);
+        if removed == Some(false) {
+            // Never announced: no route to drop.
+            return;
+        }
         let key = self.connection_key(session, stream);
         if let Err(error) = self.delete_route(key, self.route_value(token)).await {
             tracing::warn!(%error, "could not drop a connection route");
@@ -299,7 +359,12 @@ impl Inner {
             let local = lock(&self.local);
             (
                 local.runtimes.keys().cloned().collect(),
-                local.connections.keys().cloned().collect(),
+                local
+                    .connections
+                    .iter()
+                    .filter(|(_, connection)| connection.announced)
+                    .map(|(slot, _)| slot.clone())
+                    .collect(),
             )
         };
         if runtimes.is_empty() && connections.is_empty() {
@@ -477,37 +542,36 @@ impl MessageBus for RedisBus {
                     return Ok(empty);
                 }
             }
-            let token = inner.next_token.fetch_add(1, Ordering::Relaxed);
-            let (sender, receiver) = mpsc::channel(capacity.max(1));
-            // Replacing a local connection drops its sender: it ends.
-            lock(&inner.local)
-                .connections
-                .insert((session.clone(), key.stream), Connection { token, sender });
-            let previous: Option<String> = inner
-                .redis
-                .run(
-                    "attaching a stream",
-                    redis::cmd("SET")
-                        .arg(inner.connection_key(session, key.stream))
-                        .arg(inner.route_value(token))
-                        .arg("PX")
-                        .arg(inner.ttl())
-                        .arg("GET"),
-                )
-                .await?;
-            if let Some((owner, old_token)) = previous.as_deref().and_then(|v| v.split_once('/'))
-                && owner != inner.instance
-                && let Ok(old_token) = old_token.parse()
-            {
-                let frame = Frame::Detach {
-                    session: session.clone(),
-                    stream: key.stream,
-                    token: old_token,
-                };
-                inner.send_frame(inner.channel(owner), &frame).await?;
-            }
-            let subscription: Subscription = Box::pin(receiver_stream(receiver));
+            let (token, subscription) = inner.attach_here(&key, capacity, true);
+            inner.write_route(&key, token).await?;
             Ok(subscription)
+        })
+    }
+
+    fn subscribe_here_now(&self, key: &StreamKey, capacity: usize) -> Option<Subscription> {
+        let inner = &self.inner;
+        if !lock(&inner.local).runtimes.contains_key(&key.session) {
+            return None;
+        }
+        Some(inner.attach_here(key, capacity, false).1)
+    }
+
+    fn announce(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        let key = key.clone();
+        Box::pin(async move {
+            let inner = &self.inner;
+            let token = lock(&inner.local)
+                .connections
+                .get_mut(&(key.session.clone(), key.stream))
+                .filter(|connection| !connection.announced)
+                .map(|connection| {
+                    connection.announced = true;
+                    connection.token
+                });
+            match token {
+                Some(token) => inner.write_route(&key, token).await,
+                None => Ok(()),
+            }
         })
     }
 
@@ -565,6 +629,9 @@ impl MessageBus for RedisBus {
             let local = lock(&inner.local).connections.remove(&slot);
             let route_key = inner.connection_key(&key.session, key.stream);
             if let Some(connection) = local {
+                if !connection.announced {
+                    return Ok(());
+                }
                 return inner
                     .delete_route(route_key, inner.route_value(connection.token))
                     .await;

@@ -233,6 +233,32 @@ pub trait MessageBus: Send + Sync + 'static {
         None
     }
 
+    /// [`MessageBus::subscribe_now`] for a stream that no other instance
+    /// needs to reach yet: the stream of a POST whose response has sent no
+    /// event id, on the instance that runs the session's runtime. Only that
+    /// runtime writes to the stream, and a client can resume it elsewhere
+    /// only with an event id, so a bus across instances may attach the
+    /// connection here alone (no route written to the shared broker) until
+    /// [`MessageBus::announce`], which the response calls before it sends
+    /// an event id; an answer sent as plain JSON then costs the broker
+    /// nothing. `None` when the bus cannot (the runtime runs elsewhere, or
+    /// the bus never attaches at once): the caller then calls `subscribe`.
+    /// The default is [`MessageBus::subscribe_now`].
+    fn subscribe_here_now(&self, key: &StreamKey, capacity: usize) -> Option<Subscription> {
+        self.subscribe_now(key, capacity)
+    }
+
+    /// Makes a connection attached by [`MessageBus::subscribe_here_now`]
+    /// reachable from every instance, as `subscribe` does (ending a
+    /// connection attached to the stream elsewhere); nothing when it
+    /// already is, or when no connection of this instance is attached to
+    /// the stream. The default does nothing: every connection of a bus
+    /// that does not defer is reachable at once.
+    fn announce(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
+        let _ = key;
+        crate::done()
+    }
+
     /// Offers an event to the connection attached to a stream, waiting
     /// while that connection's buffer is full (back-pressure); `false` when
     /// no connection is attached. A final event (a `last` message or

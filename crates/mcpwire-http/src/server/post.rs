@@ -438,8 +438,17 @@ fn session_post(
                 .map_err(|e| store_failed(&e))?;
         }
         // Subscribe before delivering, so that nothing the runtime sends is
-        // missed (at once when the bus can: no future to box).
-        let subscription = match config.bus.subscribe_now(&key, config.stream_buffer) {
+        // missed (at once when the bus can: no future to box). A stream
+        // that sends no event id yet (`Json` and `Auto` modes) need not be
+        // reachable from other instances while its runtime runs here: the
+        // response announces it before an event id goes out.
+        let here = config.response_mode != ResponseMode::Sse;
+        let attached = if here {
+            config.bus.subscribe_here_now(&key, config.stream_buffer)
+        } else {
+            config.bus.subscribe_now(&key, config.stream_buffer)
+        };
+        let subscription = match attached {
             Some(subscription) => subscription,
             None => config
                 .bus

@@ -197,6 +197,15 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
         (Some(StreamEvent::Message { data, .. }), true) => initialize_version(data),
         _ => out.version,
     };
+    // An `Auto` POST's stream may not be reachable from other instances
+    // yet (`MessageBus::subscribe_here_now`): it must be before an event
+    // id goes out, since a client may resume it anywhere with that id.
+    if out.mode == ResponseMode::Auto
+        && let Some(key) = &out.key
+        && let Err(error) = config.bus.announce(key).await
+    {
+        tracing::warn!(%error, "could not make a stream reachable from other instances");
+    }
     let mut polling = out.key.is_some() && has_polling(version);
     if polling
         && out.mode == ResponseMode::Auto

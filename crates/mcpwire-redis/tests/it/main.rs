@@ -15,6 +15,7 @@
 mod support;
 
 mod changes;
+mod commands_per_call;
 mod delete_across_instances;
 mod identity;
 mod keyring;

@@ -337,3 +337,40 @@ async fn a_redis_restart_gives_prompt_errors_then_the_stores_recover() {
     }
     assert_eq!(stores.sessions.get(&s).await.unwrap(), None);
 }
+
+/// A POST's stream attached with `subscribe_here_now` on the instance that
+/// runs its session's runtime gets no route in Redis: the runtime's events
+/// reach it locally, and another instance cannot find it. Once announced
+/// (before its response sends an event id) it is reachable from every
+/// instance, and a connection attached elsewhere replaces it. An instance
+/// that does not run the runtime cannot attach here alone.
+#[tokio::test]
+async fn a_stream_attached_here_is_reachable_elsewhere_only_once_announced() {
+    let redis = RedisServer::start();
+    let here = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let elsewhere = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = id("attached-here");
+    let key = StreamKey::new(s.clone(), 4);
+    let _inbox = here.register(&s, 4).await.unwrap();
+    assert!(elsewhere.subscribe_here_now(&key, 4).is_none());
+    let mut connection = here.subscribe_here_now(&key, 4).unwrap();
+    let message = |seq| StreamEvent::Message {
+        seq,
+        data: Bytes::from_static(b"{}"),
+        last: false,
+    };
+    assert!(here.publish(&key, message(1)).await.unwrap());
+    assert_eq!(next(&mut connection).await, Some(message(1)));
+    assert!(
+        !elsewhere.publish(&key, message(2)).await.unwrap(),
+        "no route before the announcement"
+    );
+    here.announce(&key).await.unwrap();
+    here.announce(&key).await.unwrap();
+    assert!(elsewhere.publish(&key, message(3)).await.unwrap());
+    assert_eq!(next(&mut connection).await, Some(message(3)));
+    let mut resumed = elsewhere.subscribe(&key, 4).await.unwrap();
+    assert_eq!(next(&mut connection).await, None, "replaced elsewhere");
+    assert!(here.publish(&key, message(4)).await.unwrap());
+    assert_eq!(next(&mut resumed).await, Some(message(4)));
+}
