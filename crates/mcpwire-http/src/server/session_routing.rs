@@ -662,6 +662,18 @@ mod tests {
         assert_eq!(routing.plan(&answer(7), Some(&id)), None);
     }
 
+    /// Routing that tracks request `id` of an `Auto` POST on stream `id`,
+    /// and the decision it shares with the POST's response.
+    fn auto_post(id: u64) -> (Routing, Arc<ResponseForm>) {
+        let mut routing = Routing::new();
+        let payload = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"x"}}"#);
+        let (inbound, mut env) = envelope(&payload, Some(id), false);
+        let form = Arc::new(ResponseForm::new());
+        env.form = mcpwire_store::SharedForm(Some(form.clone()));
+        routing.track(&inbound, &env);
+        (routing, form)
+    }
+
     /// `Auto` mode: a final answer that is its stream's first event goes
     /// unlogged when the runtime claims JSON first, and is logged when the
     /// response turned to SSE first; an answer after other events is
@@ -669,12 +681,7 @@ mod tests {
     #[test]
     fn a_first_and_final_answer_goes_unlogged_only_when_its_json_claim_wins() {
         for sse_first in [false, true] {
-            let mut routing = Routing::new();
-            let (inbound, mut env) =
-                envelope(r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#, Some(1), false);
-            let form = Arc::new(ResponseForm::new());
-            env.form = mcpwire_store::SharedForm(Some(form.clone()));
-            routing.track(&inbound, &env);
+            let (mut routing, form) = auto_post(1);
             if sse_first {
                 assert!(form.claim_sse());
             }
@@ -683,12 +690,7 @@ mod tests {
             assert_eq!(plan.unlogged, !sse_first);
             assert_eq!(form.is_json(), !sse_first);
         }
-        let mut routing = Routing::new();
-        let (inbound, mut env) =
-            envelope(r#"{"jsonrpc":"2.0","id":2,"method":"x"}"#, Some(2), false);
-        let form = Arc::new(ResponseForm::new());
-        env.form = mcpwire_store::SharedForm(Some(form.clone()));
-        routing.track(&inbound, &env);
+        let (mut routing, form) = auto_post(2);
         let id = RequestId::from(2);
         assert!(!routing.plan(&progress(), Some(&id)).unwrap().unlogged);
         let plan = routing.plan(&answer(2), Some(&id)).unwrap();
