@@ -77,7 +77,21 @@ struct Connection {
 struct Local {
     runtimes: HashMap<SessionId, mpsc::Sender<Envelope>>,
     connections: HashMap<(SessionId, u64), Connection>,
+    /// Where other instances run session runtimes, as last read from
+    /// Redis, so that a request reaching a session whose runtime runs
+    /// elsewhere does not look it up twice per call (attaching its stream,
+    /// then delivering). A runtime runs on one instance for its session's
+    /// whole life, so an entry goes stale only when the session ends (the
+    /// broadcast `Close` removes it) or its instance dies (a frame sent
+    /// there finds no listener, and the entry is dropped and read again).
+    /// Cleared when the listener resubscribes (a `Close` may have been
+    /// missed meanwhile), and at once when it reaches [`MAX_OWNERS`].
+    owners: HashMap<SessionId, Arc<str>>,
 }
+
+/// The most remote runtimes an instance remembers (see `Local::owners`):
+/// about 200 bytes each, some 13 MiB at most.
+const MAX_OWNERS: usize = 65_536;
 
 impl Local {
     /// Forgets the connection of `key` if it is still `token`; whether its
@@ -96,6 +110,7 @@ impl Local {
 
     fn close(&mut self, session: &SessionId) -> Vec<u64> {
         self.runtimes.remove(session);
+        self.owners.remove(session);
         let streams: Vec<u64> = self
             .connections
             .keys()
@@ -228,6 +243,30 @@ impl Inner {
             .eval::<i64>("dropping a bus route", &invocation)
             .await?;
         Ok(())
+    }
+
+    /// The instance running `session`'s runtime, read from Redis, and
+    /// remembered when it is another one (`Local::owners`); `None` when no
+    /// instance runs it.
+    async fn find_owner(&self, session: &SessionId) -> Result<Option<Arc<str>>, StoreError> {
+        let owner: Option<String> = self
+            .redis
+            .run(
+                "finding a session's runtime",
+                redis::cmd("GET").arg(self.runtime_key(session)),
+            )
+            .await?;
+        let owner: Option<Arc<str>> = owner.map(Arc::from);
+        if let Some(owner) = &owner
+            && **owner != *self.instance
+        {
+            let mut local = lock(&self.local);
+            if local.owners.len() >= MAX_OWNERS {
+                local.owners.clear();
+            }
+            local.owners.insert(session.clone(), owner.clone());
+        }
+        Ok(owner)
     }
 
     fn route_value(&self, token: u64) -> String {
@@ -431,7 +470,9 @@ async fn listen(inner: std::sync::Weak<Inner>, ready: watch::Sender<bool>) {
                 // meanwhile: end them, so that their clients resume from the
                 // event store (which also re-checks the session).
                 if let Some(strong) = inner.upgrade() {
-                    lock(&strong.local).connections.clear();
+                    let mut local = lock(&strong.local);
+                    local.connections.clear();
+                    local.owners.clear();
                 }
             }
             Ok(Err(error)) => tracing::warn!(%error, "the bus could not subscribe to Redis"),
@@ -505,16 +546,20 @@ impl MessageBus for RedisBus {
             if let Some(inbox) = local {
                 return Ok(inbox.send(envelope).await.is_ok());
             }
-            let owner: Option<String> = inner
-                .redis
-                .run(
-                    "finding a session's runtime",
-                    redis::cmd("GET").arg(inner.runtime_key(&session)),
-                )
-                .await?;
-            match owner {
-                Some(owner) if owner != inner.instance => {
-                    let frame = Frame::Deliver { session, envelope };
+            let remembered = lock(&inner.local).owners.get(&session).cloned();
+            let frame = Frame::Deliver {
+                session: session.clone(),
+                envelope,
+            };
+            if let Some(owner) = remembered {
+                if inner.send_frame(inner.channel(&owner), &frame).await? {
+                    return Ok(true);
+                }
+                // Nobody listens there any more: read the route again.
+                lock(&inner.local).owners.remove(&session);
+            }
+            match inner.find_owner(&session).await? {
+                Some(owner) if *owner != *inner.instance => {
                     inner.send_frame(inner.channel(&owner), &frame).await
                 }
                 // No runtime anywhere, or a stale route to this instance.
@@ -530,14 +575,8 @@ impl MessageBus for RedisBus {
             let session = &key.session;
             let local_runtime = lock(&inner.local).runtimes.contains_key(session);
             if !local_runtime {
-                let exists: i64 = inner
-                    .redis
-                    .run(
-                        "finding a session's runtime",
-                        redis::cmd("EXISTS").arg(inner.runtime_key(session)),
-                    )
-                    .await?;
-                if exists == 0 {
+                let remembered = lock(&inner.local).owners.contains_key(session);
+                if !remembered && inner.find_owner(session).await?.is_none() {
                     let empty: Subscription = Box::pin(futures_util::stream::empty());
                     return Ok(empty);
                 }

@@ -2,16 +2,20 @@
 //! on the instance that runs its session's runtime, a call answered as
 //! plain JSON in the default `Auto` mode makes one command (the session's
 //! touch, which also numbers its stream); nothing is logged, routed or
-//! published.
+//! published. An instance that serves a session whose runtime runs on
+//! another one looks that runtime up once, not twice per call.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::support::RedisServer;
 use crate::support::cluster::Instance;
+use bytes::Bytes;
+use futures_util::StreamExt;
 use mcpwire_client::{Client, ClientConfig};
 use mcpwire_http::client::StreamableHttpClient;
-use mcpwire_http::server::Config;
+use mcpwire_http::server::{Config, Envelope, MessageBus, SessionId, StreamKey};
+use mcpwire_redis::RedisStores;
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, ClientCapabilities, Implementation, ProtocolVersion, Tool};
 
@@ -91,5 +95,51 @@ async fn a_json_answer_costs_one_redis_command_on_the_runtimes_instance() {
     );
     for name in ["set", "publish", "eval", "rpush", "lrem"] {
         assert!(!made.contains_key(name), "{name}: {made:?}");
+    }
+}
+
+/// After its first lookup, an instance remembers which other instance runs
+/// a session's runtime: attaching a stream of that session and delivering
+/// to it then read nothing from Redis (only the stream's route is written
+/// and the message published). Once the session is closed (on any
+/// instance), it forgets, and a delivery finds no runtime.
+#[tokio::test]
+async fn an_instance_looks_up_a_remote_runtime_once() {
+    let redis = RedisServer::start();
+    let runtime_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let http_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = SessionId::parse("remembered").unwrap();
+    let mut inbox = runtime_side.register(&s, 8).await.unwrap();
+    let envelope = |stream| Envelope::new(Bytes::from_static(b"[1]"), Some(stream), false);
+    let _first = http_side
+        .subscribe(&StreamKey::new(s.clone(), 1), 4)
+        .await
+        .unwrap();
+    assert!(http_side.deliver(&s, envelope(1)).await.unwrap());
+    let before = command_calls(redis.port);
+    let _second = http_side
+        .subscribe(&StreamKey::new(s.clone(), 2), 4)
+        .await
+        .unwrap();
+    assert!(http_side.deliver(&s, envelope(2)).await.unwrap());
+    let made = made(&before, &command_calls(redis.port));
+    assert_eq!(
+        made,
+        BTreeMap::from([("publish".to_owned(), 1), ("set".to_owned(), 1)]),
+        "the stream's route and the delivery, no lookup"
+    );
+    for stream in [1, 2] {
+        let delivered = tokio::time::timeout(Duration::from_secs(5), inbox.next()).await;
+        assert_eq!(delivered.unwrap(), Some(envelope(stream)));
+    }
+    runtime_side.close(&s).await.unwrap();
+    // The close reaches the other instance on the bus: within 5 s.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while http_side.deliver(&s, envelope(3)).await.unwrap() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still delivered after the close"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
