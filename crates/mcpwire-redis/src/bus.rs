@@ -329,17 +329,32 @@ impl Inner {
         let wait = self.redis.config.command_timeout;
         match frame {
             Frame::Deliver { session, envelope } => {
+                let stream = envelope.stream;
                 let inbox = lock(&self.local).runtimes.get(&session).cloned();
-                if let Some(inbox) = inbox
-                    && !matches!(
+                let delivered = match inbox {
+                    Some(inbox) => matches!(
                         tokio::time::timeout(wait, inbox.send(envelope)).await,
                         Ok(Ok(()))
-                    )
-                {
+                    ),
+                    None => false,
+                };
+                if !delivered {
                     tracing::warn!(
                         ?session,
-                        "dropped a message for a runtime whose inbox stayed full"
+                        "dropped a message for a runtime that ended here or whose inbox stayed full"
                     );
+                    // Its POST awaits answers on that stream, which will not
+                    // come: end the stream's connection, so that the POST is
+                    // answered (404: the session is gone) instead of held
+                    // open. It happens when the session ended here just as
+                    // another instance sent the message, or when its runtime
+                    // took nothing for the command timeout (a runtime that
+                    // stalls fails its requests rather than hanging them).
+                    if let Some(stream) = stream
+                        && let Err(error) = self.detach(&StreamKey::new(session, stream)).await
+                    {
+                        tracing::debug!(%error, "could not end the stream of a dropped message");
+                    }
                 }
             }
             Frame::Event {
@@ -377,6 +392,41 @@ impl Inner {
                 lock(&self.local).close(&session);
             }
         }
+    }
+
+    /// Ends the connection attached to `key`, here or on another instance,
+    /// and its route (`MessageBus::detach`).
+    async fn detach(&self, key: &StreamKey) -> Result<(), StoreError> {
+        let slot = (key.session.clone(), key.stream);
+        let local = lock(&self.local).connections.remove(&slot);
+        let route_key = self.connection_key(&key.session, key.stream);
+        if let Some(connection) = local {
+            if !connection.announced {
+                return Ok(());
+            }
+            return self
+                .delete_route(route_key, self.route_value(connection.token))
+                .await;
+        }
+        let route: Option<String> = self
+            .redis
+            .run(
+                "finding a stream's connection",
+                redis::cmd("GET").arg(&route_key),
+            )
+            .await?;
+        let Some(route) = route else { return Ok(()) };
+        if let Some((owner, token)) = route.split_once('/')
+            && let Ok(token) = token.parse()
+        {
+            let frame = Frame::Detach {
+                session: key.session.clone(),
+                stream: key.stream,
+                token,
+            };
+            self.send_frame(self.channel(owner), &frame).await?;
+        }
+        self.delete_route(route_key, route).await
     }
 
     /// Ends a local connection and its route, if both are still `token`.
@@ -662,39 +712,7 @@ impl MessageBus for RedisBus {
 
     fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
         let key = key.clone();
-        Box::pin(async move {
-            let inner = &self.inner;
-            let slot = (key.session.clone(), key.stream);
-            let local = lock(&inner.local).connections.remove(&slot);
-            let route_key = inner.connection_key(&key.session, key.stream);
-            if let Some(connection) = local {
-                if !connection.announced {
-                    return Ok(());
-                }
-                return inner
-                    .delete_route(route_key, inner.route_value(connection.token))
-                    .await;
-            }
-            let route: Option<String> = inner
-                .redis
-                .run(
-                    "finding a stream's connection",
-                    redis::cmd("GET").arg(&route_key),
-                )
-                .await?;
-            let Some(route) = route else { return Ok(()) };
-            if let Some((owner, token)) = route.split_once('/')
-                && let Ok(token) = token.parse()
-            {
-                let frame = Frame::Detach {
-                    session: key.session.clone(),
-                    stream: key.stream,
-                    token,
-                };
-                inner.send_frame(inner.channel(owner), &frame).await?;
-            }
-            inner.delete_route(route_key, route).await
-        })
+        Box::pin(async move { self.inner.detach(&key).await })
     }
 
     fn close(&self, session: &SessionId) -> StoreFuture<'_, ()> {

@@ -374,3 +374,29 @@ async fn a_stream_attached_here_is_reachable_elsewhere_only_once_announced() {
     assert!(here.publish(&key, message(4)).await.unwrap());
     assert_eq!(next(&mut resumed).await, Some(message(4)));
 }
+
+/// A message that reaches an instance whose runtime for the session has
+/// ended (it ended just as another instance sent the message, which still
+/// found the instance in its route or its memory) is not silently lost:
+/// the POST waiting for its answers has its stream's connection ended, so
+/// that it is answered rather than held open. Forced here with a route
+/// naming an instance that never ran the session.
+#[tokio::test]
+async fn a_message_for_a_runtime_that_ended_ends_the_posts_stream() {
+    let redis = RedisServer::start();
+    let post_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let stale_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = id("ended-here");
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut connection = client.get_connection().unwrap();
+    let () = redis::cmd("SET")
+        .arg(format!("mcpwire:bus:rt:{}", s.as_str()))
+        .arg(stale_side.instance())
+        .query(&mut connection)
+        .unwrap();
+    let key = StreamKey::new(s.clone(), 1);
+    let mut stream = post_side.subscribe(&key, 4).await.unwrap();
+    let envelope = Envelope::new(Bytes::from_static(b"[1]"), Some(1), false);
+    assert!(post_side.deliver(&s, envelope).await.unwrap());
+    assert_eq!(next(&mut stream).await, None, "the POST's stream ended");
+}
