@@ -27,8 +27,10 @@
 //! one instance to another arrive in the order they were published.
 //! A receiving instance waits at most the command timeout for room in a
 //! full local buffer: a connection that does not read is then ended (the
-//! client resumes), and a message for a runtime whose inbox stays full is
-//! dropped with a warning. When an instance loses its subscription (Redis
+//! client resumes), and a message for a runtime whose inbox stays full, or
+//! that ended here as the message came, is dropped with a warning and its
+//! POST's stream ended (the POST gets 404 rather than waiting for answers
+//! that cannot come). When an instance loses its subscription (Redis
 //! restarted, network cut), it ends every connection it holds, since frames
 //! for them may have been lost: their clients resume with `Last-Event-ID`
 //! and get what they missed from the event store.
