@@ -430,32 +430,42 @@ fn session_post(
         // it (an answer that goes out as JSON then costs no `open`, one
         // round trip fewer with a store across the network), or the
         // response does before a priming event (`stream_response::respond`).
-        if config.response_mode == ResponseMode::Sse {
-            config
-                .events
-                .open(&key)
-                .await
-                .map_err(|e| store_failed(&e))?;
-        }
+        let mode = config.response_mode;
+        let open = (mode == ResponseMode::Sse).then(|| config.events.open(&key));
         // Subscribe before delivering, so that nothing the runtime sends is
         // missed (at once when the bus can: no future to box). A stream
         // that sends no event id yet (`Json` and `Auto` modes) need not be
         // reachable from other instances while its runtime runs here: the
         // response announces it before an event id goes out.
-        let here = config.response_mode != ResponseMode::Sse;
-        let attached = if here {
-            config.bus.subscribe_here_now(&key, config.stream_buffer)
-        } else {
+        let attached = if mode == ResponseMode::Sse {
             config.bus.subscribe_now(&key, config.stream_buffer)
+        } else {
+            config.bus.subscribe_here_now(&key, config.stream_buffer)
         };
-        let subscription = match attached {
-            Some(subscription) => subscription,
-            None => config
-                .bus
-                .subscribe(&key, config.stream_buffer)
-                .await
-                .map_err(|e| store_failed(&e))?,
+        let (open, subscription) = match attached {
+            Some(subscription) => (open, subscription),
+            // A bus across the network: the log is opened while the stream
+            // is attached, two round trips at once (boxed, so that the
+            // common path's future does not carry this one's state).
+            None => {
+                let both: Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(async {
+                    let subscribing = config.bus.subscribe(&key, config.stream_buffer);
+                    let opening = async {
+                        match open {
+                            Some(open) => open.await,
+                            None => Ok(()),
+                        }
+                    };
+                    futures_util::future::join(opening, subscribing).await
+                });
+                let (opened, subscribed) = both.await;
+                opened.map_err(|e| store_failed(&e))?;
+                (None, subscribed.map_err(|e| store_failed(&e))?)
+            }
         };
+        if let Some(open) = open {
+            open.await.map_err(|e| store_failed(&e))?;
+        }
         let mut envelope = Envelope::classified(payload, inbound, Some(stream), answers_only);
         envelope.extensions = extensions;
         // `Auto` mode: the runtime and the response race for the form of

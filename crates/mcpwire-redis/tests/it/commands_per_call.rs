@@ -14,7 +14,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use mcpwire_client::{Client, ClientConfig};
 use mcpwire_http::client::StreamableHttpClient;
-use mcpwire_http::server::{Config, Envelope, MessageBus, SessionId, StreamKey};
+use mcpwire_http::server::{Config, Envelope, MessageBus, ResponseMode, SessionId, StreamKey};
 use mcpwire_redis::RedisStores;
 use mcpwire_server::{Context, HandlerError, Server};
 use mcpwire_types::{CallToolResult, ClientCapabilities, Implementation, ProtocolVersion, Tool};
@@ -53,10 +53,12 @@ fn made(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> BTreeM
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_json_answer_costs_one_redis_command_on_the_runtimes_instance() {
+/// The Redis commands ten calls of a trivial tool make on one instance
+/// serving `http`, after one call to warm up. Route refreshes come every
+/// 200 s: none during the count; what a call spawns after its answer gets
+/// 200 ms to settle before each reading.
+async fn commands_of_ten_calls(http: Config) -> BTreeMap<String, u64> {
     let redis = RedisServer::start();
-    // Route refreshes every 200 s: none during the test.
     let stores = redis.config().route_ttl(Duration::from_secs(600));
     let server = Server::builder("counted", "1.0.0")
         .tool(Tool::without_arguments("quick"), |_ctx: Context, _| async {
@@ -64,7 +66,7 @@ async fn a_json_answer_costs_one_redis_command_on_the_runtimes_instance() {
         })
         .build()
         .unwrap();
-    let instance = Instance::start(Some(stores), server, Config::default());
+    let instance = Instance::start(Some(stores), server, http);
     let config = ClientConfig::new(
         Implementation::new("counter", "1.0.0"),
         ClientCapabilities::default(),
@@ -75,19 +77,36 @@ async fn a_json_answer_costs_one_redis_command_on_the_runtimes_instance() {
         .await
         .unwrap();
     client.call_tool("quick", ()).await.unwrap();
-    // What the first call spawned after its answer settles first.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let before = command_calls(redis.port);
     for _ in 0..10 {
         client.call_tool("quick", ()).await.unwrap();
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let after = command_calls(redis.port);
+    made(&before, &command_calls(redis.port))
+}
+
+/// In `Sse` mode every answer is resumable: each call opens its stream's
+/// log, logs the answer (`RPUSH`, inside a script) and routes its stream
+/// (`SET`) before the priming event goes out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sse_answer_is_logged_and_its_stream_routed() {
+    let made = commands_of_ten_calls(Config::default().response_mode(ResponseMode::Sse)).await;
+    assert_eq!(
+        made.get("rpush"),
+        Some(&30),
+        "per call: the answer, its place in the session's order of events, and its stream among those delivered whole: {made:?}"
+    );
+    assert_eq!(made.get("set"), Some(&10), "one route per call: {made:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_answer_costs_one_redis_command_on_the_runtimes_instance() {
+    let made = commands_of_ten_calls(Config::default()).await;
     // Redis counts the commands a script runs too: the scripts are told
     // apart by their count, and the commands a server sends on its own
     // (a route's `SET`, a `PUBLISH`) or that only logging runs (`RPUSH`)
     // must not appear at all.
-    let made = made(&before, &after);
     assert_eq!(
         made.get("evalsha"),
         Some(&10),
