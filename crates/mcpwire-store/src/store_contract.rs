@@ -653,8 +653,9 @@ pub async fn session_store_touches_and_opens_a_stream_at_once(store: &dyn Sessio
 
 /// Checks the bus's routing rules on one session: publishing to a stream
 /// nobody holds reports `false`; a new connection to a stream replaces
-/// (ends) the previous one, whether made by `subscribe` or
-/// `subscribe_now`; a registered runtime receives what is delivered;
+/// (ends) the previous one, whether made by `subscribe`, `subscribe_now`
+/// or `subscribe_here_now` (announced or not); a registered runtime
+/// receives what is delivered;
 /// closing the session ends its inbox and its connections, and later
 /// deliveries report `false`.
 ///
@@ -703,6 +704,22 @@ pub async fn message_bus_replaces_a_stream_connection_and_reports_absent_ones(
                 bus.subscribe(&key, 4).await,
                 "subscribe after subscribe_now",
             )
+        }
+        None => second,
+    };
+    // A connection attached here alone (the session's runtime runs on
+    // this instance) replaces the previous one as well, receives what is
+    // published, and stays attached when announced, however often.
+    let mut second = match bus.subscribe_here_now(&key, 4) {
+        Some(here) => {
+            expect_eq(
+                next(&mut second, "the connection replaced here").await,
+                None,
+                "subscribe_here_now ends the previous connection as subscribe does",
+            );
+            ok(bus.announce(&key).await, "announce");
+            ok(bus.announce(&key).await, "announce again");
+            here
         }
         None => second,
     };
