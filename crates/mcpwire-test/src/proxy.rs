@@ -145,7 +145,7 @@ impl RoundRobinProxy {
         let state = Arc::new(State {
             backends,
             next: AtomicUsize::new(0),
-            client: Client::builder(TokioExecutor::new()).build_http(),
+            client: Client::builder(TokioExecutor::new()).build(backend_connector()),
             pinned: Mutex::new(None),
             log: Mutex::new(VecDeque::new()),
             trace,
@@ -180,11 +180,25 @@ impl RoundRobinProxy {
     }
 }
 
+/// The connector to the backends, with Nagle's algorithm off: a response
+/// streamed event by event would otherwise wait for the ACK of its
+/// previous write, which a peer delays by up to 40 ms.
+fn backend_connector() -> HttpConnector {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector
+}
+
 /// Serves client connections until the task is aborted.
 async fn accept_loop(listener: TcpListener, state: Arc<State>) {
     loop {
         let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+            Ok((stream, _)) => {
+                // As for the backends: the events of a streamed response
+                // go out as they come, not after the previous one's ACK.
+                let _ = stream.set_nodelay(true);
+                stream
+            }
             Err(error) => {
                 // Out of file descriptors, say: try again shortly.
                 if state.trace {
