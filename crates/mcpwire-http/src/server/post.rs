@@ -431,7 +431,7 @@ fn session_post(
         // round trip fewer with a store across the network), or the
         // response does before a priming event (`stream_response::respond`).
         let mode = config.response_mode;
-        let open = (mode == ResponseMode::Sse).then(|| config.events.open(&key));
+        let mut open = (mode == ResponseMode::Sse).then(|| config.events.open(&key));
         // Subscribe before delivering, so that nothing the runtime sends is
         // missed (at once when the bus can: no future to box). A stream
         // that sends no event id yet (`Json` and `Auto` modes) need not be
@@ -442,25 +442,24 @@ fn session_post(
         } else {
             config.bus.subscribe_here_now(&key, config.stream_buffer)
         };
-        let (open, subscription) = match attached {
-            Some(subscription) => (open, subscription),
-            // A bus across the network: the log is opened while the stream
-            // is attached, two round trips at once (boxed, so that the
-            // common path's future does not carry this one's state).
+        let subscription = match attached {
+            Some(subscription) => subscription,
             None => {
-                let both: Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(async {
-                    let subscribing = config.bus.subscribe(&key, config.stream_buffer);
-                    let opening = async {
-                        match open {
-                            Some(open) => open.await,
-                            None => Ok(()),
-                        }
-                    };
-                    futures_util::future::join(opening, subscribing).await
-                });
-                let (opened, subscribed) = both.await;
-                opened.map_err(|e| store_failed(&e))?;
-                (None, subscribed.map_err(|e| store_failed(&e))?)
+                let subscribing = config.bus.subscribe(&key, config.stream_buffer);
+                match open.take() {
+                    // A bus across the network: the log is opened while the
+                    // stream is attached, two round trips at once (boxed, so
+                    // that the common path's future does not carry this
+                    // one's state).
+                    Some(opening) => {
+                        let both: Pin<Box<dyn Future<Output = _> + Send + '_>> =
+                            Box::pin(futures_util::future::join(opening, subscribing));
+                        let (opened, subscribed) = both.await;
+                        opened.map_err(|e| store_failed(&e))?;
+                        subscribed.map_err(|e| store_failed(&e))?
+                    }
+                    None => subscribing.await.map_err(|e| store_failed(&e))?,
+                }
             }
         };
         if let Some(open) = open {

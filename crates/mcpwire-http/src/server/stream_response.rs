@@ -153,15 +153,17 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
             First::TimedOut => {}
         }
     }
-    // Turning to SSE before any message (a keep-alive came due, or the
-    // stream was paused): unless the runtime already published its answer
-    // unlogged, for JSON. That answer is then on its way, and goes out as
-    // JSON (a pause before it is moot).
-    if out.mode == ResponseMode::Auto
-        && !matches!(first, Some(StreamEvent::Message { .. } | StreamEvent::End))
+    // Whether an `Auto` response turns to SSE before any message (a
+    // keep-alive came due, or the stream was paused). It does unless the
+    // runtime already published its answer unlogged, for JSON: that answer
+    // is then on its way, and goes out as JSON (a pause before it is moot).
+    let mut early_sse = out.mode == ResponseMode::Auto
+        && !matches!(first, Some(StreamEvent::Message { .. } | StreamEvent::End));
+    if early_sse
         && let Some(form) = &out.form
         && !form.claim_sse()
     {
+        early_sse = false;
         first = loop {
             match out.subscription.next().await {
                 Some(StreamEvent::Pause) => {}
@@ -208,9 +210,8 @@ pub(crate) async fn respond(shared: &Arc<Shared>, mut out: Outgoing) -> HttpResp
     }
     let mut polling = out.key.is_some() && has_polling(version);
     if polling
-        && out.mode == ResponseMode::Auto
+        && early_sse
         && let Some(key) = &out.key
-        && !matches!(first, Some(StreamEvent::Message { .. } | StreamEvent::End))
     {
         // In `Auto` mode the POST left the log to the stream's first
         // logged event (which opens it). A priming event before any names
