@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
+use futures_util::future::{BoxFuture, Either};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use mcpwire_jsonrpc::{ErrorObject, Inbound, Message};
@@ -33,131 +34,159 @@ use mcpwire_store::{
 };
 
 /// Answers a POST to the MCP endpoint.
+///
+/// The head is checked before anything is awaited. A POST to a session
+/// (the usual one) is then answered by [`session_answer`], whose future
+/// holds only what it needs: hyper keeps it in a box, and a box larger
+/// than 1 KiB misses the allocator's per-thread cache (glibc's tcache
+/// serves up to 1,032 bytes) on every request. Everything else (a new
+/// session, the stateless era, a refusal) is boxed apart.
 pub(crate) fn handle<B>(
-    shared: Arc<Shared>,
-    parts: Parts,
-    body: B,
-) -> impl Future<Output = HttpResponse> + Send
-where
-    B: SendBody,
-{
-    try_handle(shared, parts, body).map(|(Ok(response) | Err(response))| response)
-}
-
-async fn try_handle<B>(
     shared: Arc<Shared>,
     mut parts: Parts,
     body: B,
-) -> Result<HttpResponse, HttpResponse>
+) -> Either<BoxFuture<'static, HttpResponse>, impl Future<Output = HttpResponse> + Send>
 where
     B: SendBody,
 {
     let headers = PostHeaders::scan(&parts.headers);
+    let refused =
+        |response| Either::Left(Box::pin(core::future::ready(response)) as BoxFuture<'_, _>);
     // HTTP-07: the client must accept both forms of answer.
     if !accepts_json_and_sse_given(&parts.headers, headers.accept, headers.more_accept) {
-        return Err(invalid_request(
+        return refused(invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             "Not Acceptable: the Accept header must list application/json and text/event-stream",
         ));
     }
     if !is_json_content_type(headers.content_type) {
-        return Err(invalid_request(
+        return refused(invalid_request(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Unsupported Media Type: the body must be application/json",
         ));
     }
-    let payload = read_body(
-        headers.declared_length(),
-        body,
-        shared.config.max_body,
-        shared.config.body_read_timeout,
-    )
-    .await?;
+    let declared = headers.declared_length();
+    let session = match headers.session_id {
+        Some(raw) if !shared.config.stateless_only => raw,
+        _ => return Either::Left(Box::pin(fresh_answer(shared, parts, declared, body))),
+    };
+    // A local session's id is shared, not made again (no allocation).
+    let Some(id) = session
+        .to_str()
+        .ok()
+        .and_then(|text| shared.local_id(text).or_else(|| SessionId::parse(text)))
+    else {
+        return refused(empty(StatusCode::NOT_FOUND));
+    };
+    if let Err(refusal) = check_version(&shared, headers.protocol_version) {
+        return refused(*refusal);
+    }
+    // The extensions go to the runtime with the messages (moved, not
+    // copied: nothing else reads them).
+    let extensions = core::mem::take(&mut parts.extensions);
+    Either::Right(session_answer(shared, id, declared, extensions, body))
+}
+
+/// Answers a POST to session `id`: its body read, delivered, and the
+/// answer awaited here, not inside the delivery, so that its future is
+/// not nested in (and copied along with) the delivery's.
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn's state would hold each argument twice"
+)]
+fn session_answer<B>(
+    shared: Arc<Shared>,
+    id: SessionId,
+    declared: Option<u64>,
+    extensions: http::Extensions,
+    body: B,
+) -> impl Future<Output = HttpResponse> + Send
+where
+    B: SendBody,
+{
+    async move {
+        let (payload, inbound) = match read_message(&shared, declared, body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
+        };
+        // Taken apart before the answer is awaited: a match on the call
+        // itself would keep its whole result in the state while it is.
+        let outgoing = match session_post(&shared, id, payload, inbound, None, extensions).await {
+            Ok(Some(outgoing)) => outgoing,
+            // HTTP-09: notifications and responses are accepted with 202.
+            Ok(None) => return empty(StatusCode::ACCEPTED),
+            Err(refused) => return refused,
+        };
+        respond(&shared, outgoing).await
+    }
+}
+
+/// Answers a POST without a session id (or any POST of a stateless-only
+/// server): the stateless era, or `initialize` starting a session.
+async fn fresh_answer<B>(
+    shared: Arc<Shared>,
+    parts: Parts,
+    declared: Option<u64>,
+    body: B,
+) -> HttpResponse
+where
+    B: SendBody,
+{
+    let (payload, inbound) = match read_message(&shared, declared, body).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
+    };
+    if shared.config.stateless_only || is_stateless_request(&parts.headers, &inbound) {
+        return stateless::handle(&shared, parts, inbound).await;
+    }
+    if let Err(refused) = check_version_header(&shared, &parts.headers) {
+        return *refused;
+    }
+    // HTTP-38: everything but initialize needs the session id.
+    if !matches!(&inbound, Inbound::Single(Message::Request(request)) if request.method == "initialize")
+    {
+        return invalid_request(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+        );
+    }
+    match create_session(&shared, payload, inbound, parts.extensions).await {
+        Ok(Some(outgoing)) => respond(&shared, outgoing).await,
+        Ok(None) => empty(StatusCode::ACCEPTED),
+        Err(refused) => refused,
+    }
+}
+
+/// Whether a POST without a session id speaks the stateless era: per
+/// request, not per process, a `_meta` revision or a stateless
+/// `MCP-Protocol-Version` header means the 2026-07-28 wire; anything else
+/// is the handshake era.
+fn is_stateless_request(headers: &HeaderMap, inbound: &Inbound) -> bool {
+    let meta_version = matches!(inbound, Inbound::Single(message) if has_meta_version(message));
+    let header_version = headers
+        .get(&PROTOCOL_VERSION)
+        .map(|value| ProtocolVersion::parse(value.to_str().unwrap_or_default().trim()));
+    meta_version || matches!(header_version, Some(Ok(v)) if v.is_stateless())
+}
+
+/// The body read and classified; a body that is not JSON is answered
+/// with a parse error (400).
+async fn read_message<B>(
+    shared: &Shared,
+    declared: Option<u64>,
+    body: B,
+) -> Result<(Bytes, Inbound), HttpResponse>
+where
+    B: SendBody,
+{
+    let config = &shared.config;
+    let payload = read_body(declared, body, config.max_body, config.body_read_timeout).await?;
     let inbound = Inbound::from_slice(&payload);
     if let Inbound::Invalid(error) = &inbound {
         let answer = error.to_error_response();
         return Err(rpc_error(StatusCode::BAD_REQUEST, answer.id, answer.error));
     }
-    // The stateless era and session creation are boxed: their futures are
-    // larger than a session's POST, which would otherwise carry their size.
-    if shared.config.stateless_only {
-        return Ok(Box::pin(stateless::handle(&shared, parts, inbound)).await);
-    }
-    // The extensions go to the runtime with the messages (moved, not
-    // copied: nothing below reads them).
-    let extensions = core::mem::take(&mut parts.extensions);
-    let posted = if let Some(raw) = headers.session_id {
-        // A local session's id is shared, not made again (no allocation).
-        let id = raw
-            .to_str()
-            .ok()
-            .and_then(|text| shared.local_id(text).or_else(|| SessionId::parse(text)))
-            .ok_or_else(|| empty(StatusCode::NOT_FOUND))?;
-        check_version(&shared, headers.protocol_version).map_err(|refused| *refused)?;
-        session_post(&shared, id, payload, inbound, None, extensions).await?
-    } else {
-        match new_session(shared.clone(), parts, payload, inbound, extensions).await? {
-            Ok(posted) => posted,
-            Err(stateless) => return Ok(stateless),
-        }
-    };
-    // The answer is awaited here, not inside the POST's delivery, so that
-    // its future is not nested in (and copied along with) the delivery's.
-    Ok(match posted {
-        Some(outgoing) => respond(&shared, outgoing).await,
-        // HTTP-09: notifications and responses are accepted with 202.
-        None => empty(StatusCode::ACCEPTED),
-    })
-}
-
-/// What [`new_session`] answers with: `Ok(Ok(..))` what answers from the
-/// new session's stream, `Ok(Err(..))` a stateless answer.
-type NewSession = Pin<
-    Box<dyn Future<Output = Result<Result<Option<Outgoing>, HttpResponse>, HttpResponse>> + Send>,
->;
-
-/// A POST without a session id: the stateless era, or `initialize`
-/// starting a session (the stateless answer in `Ok(Err(..))`). Boxed: its
-/// future is larger than a session's POST, which would otherwise carry
-/// its size.
-fn new_session(
-    shared: Arc<Shared>,
-    mut parts: Parts,
-    payload: Bytes,
-    inbound: Inbound,
-    extensions: http::Extensions,
-) -> NewSession {
-    Box::pin(async move {
-        let single = match &inbound {
-            Inbound::Single(message) => Some(message),
-            _ => None,
-        };
-        let meta_version = single.is_some_and(has_meta_version);
-        let header = parts
-            .headers
-            .get(&PROTOCOL_VERSION)
-            .map(|value| value.to_str().unwrap_or_default().trim().to_owned());
-        let header_version = header.as_deref().map(ProtocolVersion::parse);
-        // Per request, not per process: a `_meta` revision or a stateless
-        // header means the 2026-07-28 wire; anything else is the handshake era.
-        if meta_version || matches!(header_version, Some(Ok(v)) if v.is_stateless()) {
-            parts.extensions = extensions;
-            return Ok(Err(stateless::handle(&shared, parts, inbound).await));
-        }
-        check_version_header(&shared, &parts.headers).map_err(|refused| *refused)?;
-        match single {
-            Some(Message::Request(request)) if request.method == "initialize" => {
-                create_session(&shared, payload, inbound, extensions)
-                    .await
-                    .map(Ok)
-            }
-            // HTTP-38: everything but initialize needs the session id.
-            _ => Err(invalid_request(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
-            )),
-        }
-    })
+    Ok((payload, inbound))
 }
 
 /// Whether a message names its revision in `params._meta` (2026-07-28).

@@ -413,6 +413,8 @@ impl StreamableHttp {
         }
         let shared = self.shared.clone();
         match parts.method {
+            // Boxed once per POST: `post::handle` keeps a session's POST
+            // within the allocator's per-thread cache (see its test below).
             Method::POST => Box::pin(post::handle(shared, parts, body).map(Ok)),
             Method::GET => Box::pin(async move { Ok(get::handle_get(&shared, &parts).await) }),
             Method::DELETE => {
@@ -448,6 +450,23 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// glibc serves chunks of up to 1,032 bytes from a per-thread cache
+    /// (tcache), a few dozen instructions; a larger one goes through its
+    /// bins, several hundred more for the allocation and its free. hyper
+    /// boxes the future of every POST: a session's must stay under.
+    #[test]
+    fn a_session_posts_boxed_future_fits_the_allocators_thread_cache() {
+        fn boxed_size<F, R>(_: &F) -> usize
+        where
+            F: FnOnce(Arc<Shared>, http::request::Parts, hyper::body::Incoming) -> R,
+        {
+            size_of::<R>()
+        }
+        let post = |shared, parts, body| post::handle(shared, parts, body).map(Ok::<_, Infallible>);
+        let size = boxed_size(&post);
+        assert!(size <= 1032, "a session's POST future is {size} bytes");
+    }
 
     #[test]
     fn a_session_id_is_found_by_its_text_and_only_by_its_text() {
