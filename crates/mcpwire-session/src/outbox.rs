@@ -35,13 +35,17 @@ const BATCH_BYTES: usize = 256 * 1024;
 const MAX_BACKLOG: usize = 256;
 
 /// A batch on its way out: it owns the sending half while it runs and
-/// gives it back with the outcome.
-type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>)>;
+/// gives it back with the outcome and the batch's emptied queue.
+type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>, VecDeque<Transmit>)>;
 
 /// Packets on their way to the transport.
 pub struct Outbox<S: TransportSender> {
     /// Taken from the engine, not yet in a batch.
     queue: VecDeque<Transmit>,
+    /// The emptied queue of the last batch written, kept for the next one
+    /// (a session answering one request at a time, as over HTTP, then
+    /// allocates no queue per batch: the two swap).
+    spare: VecDeque<Transmit>,
     /// The bytes `queue` holds, by [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint).
     queued_bytes: usize,
     /// The sending half while no batch runs; `None` once it failed or
@@ -73,6 +77,7 @@ impl<S: TransportSender> Outbox<S> {
     pub fn new(sender: S) -> Self {
         Self {
             queue: VecDeque::new(),
+            spare: VecDeque::new(),
             queued_bytes: 0,
             sender: Some(sender),
             writing: None,
@@ -94,6 +99,7 @@ impl<S: TransportSender> Outbox<S> {
     /// [`ServerSession::shrink_to_fit`](crate::ServerSession::shrink_to_fit)).
     pub fn shrink_to_fit(&mut self) {
         self.queue.shrink_to_fit();
+        self.spare = VecDeque::new();
     }
 
     /// How many packets wait for a batch (a driver stops reading while
@@ -170,10 +176,11 @@ impl<S: TransportSender> Outbox<S> {
     pub fn poll_advance(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ()>> {
         loop {
             if let Some(writing) = self.writing.as_mut() {
-                let Poll::Ready((sender, outcome)) = writing.as_mut().poll(cx) else {
+                let Poll::Ready((sender, outcome, emptied)) = writing.as_mut().poll(cx) else {
                     return Poll::Pending;
                 };
                 self.writing = None;
+                self.spare = emptied;
                 if let Err(error) = outcome {
                     self.failure = Some(error);
                     return Poll::Ready(Err(()));
@@ -189,8 +196,11 @@ impl<S: TransportSender> Outbox<S> {
             };
             let batch = self.take_batch();
             let writing: Writing<S> = Box::pin(async move {
-                let outcome = write_batch(&mut sender, batch).await;
-                (sender, outcome)
+                let mut batch = batch;
+                let outcome = write_batch(&mut sender, &mut batch).await;
+                // A failed batch's packets are dropped here, not kept.
+                batch.clear();
+                (sender, outcome, batch)
             });
             self.writing = Some(writing);
         }
@@ -198,7 +208,7 @@ impl<S: TransportSender> Outbox<S> {
 
     /// The packets of the next batch: at most [`BATCH`], and no more
     /// after the first than [`BATCH_BYTES`] hold.
-    fn take_batch(&mut self) -> Vec<Transmit> {
+    fn take_batch(&mut self) -> VecDeque<Transmit> {
         let mut count = 0;
         let mut bytes = 0;
         for transmit in self.queue.iter().take(BATCH) {
@@ -210,7 +220,13 @@ impl<S: TransportSender> Outbox<S> {
             bytes += size;
         }
         self.queued_bytes = self.queued_bytes.saturating_sub(bytes);
-        self.queue.drain(..count).collect()
+        let spare = core::mem::take(&mut self.spare);
+        if count == self.queue.len() {
+            return core::mem::replace(&mut self.queue, spare);
+        }
+        let mut batch = spare;
+        batch.extend(self.queue.drain(..count));
+        batch
     }
 
     /// Why writing ended early (the transport's error, or that it stopped
@@ -242,10 +258,10 @@ impl<S: TransportSender> Outbox<S> {
 /// Feeds every packet of `batch` to `sender`, then flushes once.
 async fn write_batch<S: TransportSender>(
     sender: &mut S,
-    batch: Vec<Transmit>,
+    batch: &mut VecDeque<Transmit>,
 ) -> Result<(), SendFailure> {
     let failed = |error: S::Error| Box::new(error) as SendFailure;
-    for transmit in batch {
+    while let Some(transmit) = batch.pop_front() {
         sender
             .feed(transmit.packet, transmit.related.as_ref())
             .await
