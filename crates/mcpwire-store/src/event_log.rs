@@ -116,6 +116,99 @@ impl SessionLog {
         }
         self.streams.remove(&number)
     }
+
+    /// Logs `event` (the store's `order`-th) on stream `number`, opening
+    /// it if need be, and evicts what the session's bounds then push out.
+    /// Whether the event was kept.
+    fn append(&mut self, number: u64, order: u64, event: StoredEvent, limits: Limits) -> bool {
+        let size = event.data.len();
+        let Some(stream) = self.stream_or_open(number) else {
+            return false;
+        };
+        if size > limits.session_bytes || size > limits.total_bytes {
+            // It would push out everything else and then itself; the
+            // stream stays open, so that a client resuming it finds it.
+            return false;
+        }
+        stream.events.push_back((order, event));
+        let overflow = stream.events.len() > limits.per_stream;
+        self.total += 1;
+        self.bytes += size;
+        self.age.push_back((order, number));
+        if overflow {
+            self.evict_front(number);
+        }
+        self.bound(limits);
+        true
+    }
+
+    /// Drops the oldest event of stream `number`: its size, if there was one.
+    fn evict_front(&mut self, number: u64) -> Option<usize> {
+        let stream = self.streams.get_mut(&number)?;
+        let (_, event) = stream.events.pop_front()?;
+        if stream.finished && stream.events.is_empty() {
+            self.remove_stream(number);
+        }
+        let size = event.data.len();
+        self.total -= 1;
+        self.bytes -= size;
+        Some(size)
+    }
+
+    /// Whether the oldest event of stream `number` is the one of `order`
+    /// (an age entry that is not stale).
+    fn is_front(&self, number: u64, order: u64) -> bool {
+        self.streams
+            .get(&number)
+            .and_then(|stream| stream.events.front())
+            .is_some_and(|(front, _)| *front == order)
+    }
+
+    /// Evicts the oldest events while the session is over a bound.
+    fn bound(&mut self, limits: Limits) {
+        while self.total > limits.per_session || self.bytes > limits.session_bytes {
+            let Some((order, number)) = self.age.pop_front() else {
+                return;
+            };
+            if self.is_front(number, order) {
+                self.evict_front(number);
+            }
+        }
+    }
+
+    /// Marks stream `number` ended, dropping its log when it holds nothing.
+    fn finish(&mut self, number: u64) {
+        if let Some(stream) = self.stream_mut(number) {
+            stream.finished = true;
+            if stream.events.is_empty() {
+                self.remove_stream(number);
+            }
+        }
+    }
+
+    /// Drops stream `number` and its events.
+    fn forget(&mut self, number: u64) {
+        if let Some(stream) = self.remove_stream(number) {
+            let bytes: usize = stream.events.iter().map(|(_, e)| e.data.len()).sum();
+            self.total -= stream.events.len();
+            self.bytes -= bytes;
+        }
+    }
+
+    /// Rebuilds the age queue when its entries of events already gone
+    /// (evicted from a stream's front, forgotten streams) outnumber the
+    /// live ones: each rebuild is paid for by as many appends.
+    fn compact(&mut self) {
+        if self.age.len() > 2 * self.total + AGE_SLACK {
+            let mut live: Vec<(u64, u64)> = self
+                .streams
+                .iter()
+                .flat_map(|(number, log)| log.events.iter().map(|(order, _)| (*order, *number)))
+                .collect();
+            live.sort_unstable();
+            self.age = live.into();
+        }
+    }
 }
 
 /// How many streams delivered whole a session keeps replayable.
@@ -181,114 +274,50 @@ impl Default for MemoryEventStore {
 }
 
 impl Logs {
-    fn append(&mut self, key: &StreamKey, event: StoredEvent, limits: Limits) {
+    /// Logs `event` on its stream (and ends the stream when `last`), with
+    /// one lookup of its session: the session's bounds are kept on the
+    /// session's log, the store's counters follow from what they changed.
+    fn append(&mut self, key: &StreamKey, event: StoredEvent, limits: Limits, last: bool) {
         let order = self.next_order;
-        let size = event.data.len();
         let Some(session) = self.sessions.get_mut(&key.session) else {
             return;
         };
-        let Some(stream) = session.stream_or_open(key.stream) else {
-            return;
-        };
-        if size > limits.session_bytes || size > limits.total_bytes {
-            // It would push out everything else and then itself; the
-            // stream stays open, so that a client resuming it finds it.
-            return;
+        let before = (session.total, session.bytes);
+        let kept = session.append(key.stream, order, event, limits);
+        if last {
+            session.finish(key.stream);
         }
-        self.next_order += 1;
-        stream.events.push_back((order, event));
-        let overflow = stream.events.len() > limits.per_stream;
-        session.total += 1;
-        session.bytes += size;
-        session.age.push_back((order, key.stream));
-        self.total += 1;
-        self.bytes += size;
-        self.age.push_back((order, key.session.clone(), key.stream));
-        if overflow {
-            self.evict_front(&key.session, key.stream);
-        }
-        self.bound_session(&key.session, limits);
-        self.bound_store(limits);
-        self.compact(&key.session);
-    }
-
-    /// Drops the oldest event of one stream.
-    fn evict_front(&mut self, session_id: &SessionId, stream_number: u64) {
-        let Some(session) = self.sessions.get_mut(session_id) else {
-            return;
-        };
-        let Some(stream) = session.streams.get_mut(&stream_number) else {
-            return;
-        };
-        let Some((_, event)) = stream.events.pop_front() else {
-            return;
-        };
-        let emptied = stream.finished && stream.events.is_empty();
-        if emptied {
-            session.remove_stream(stream_number);
-        }
-        let size = event.data.len();
-        session.total -= 1;
-        session.bytes -= size;
-        self.total -= 1;
-        self.bytes -= size;
-    }
-
-    /// Whether the oldest event of a stream is the one of `order` (an age
-    /// entry that is not stale).
-    fn is_front(&self, session_id: &SessionId, stream_number: u64, order: u64) -> bool {
-        self.sessions
-            .get(session_id)
-            .and_then(|session| session.streams.get(&stream_number))
-            .and_then(|stream| stream.events.front())
-            .is_some_and(|(front, _)| *front == order)
-    }
-
-    /// Evicts the session's oldest events while it is over a bound.
-    fn bound_session(&mut self, session_id: &SessionId, limits: Limits) {
-        loop {
-            let Some(session) = self.sessions.get_mut(session_id) else {
-                return;
-            };
-            if session.total <= limits.per_session && session.bytes <= limits.session_bytes {
-                return;
-            }
-            let Some((order, stream)) = session.age.pop_front() else {
-                return;
-            };
-            if self.is_front(session_id, stream, order) {
-                self.evict_front(session_id, stream);
-            }
+        session.compact();
+        self.total = self.total - before.0 + session.total;
+        self.bytes = self.bytes - before.1 + session.bytes;
+        if kept {
+            self.next_order += 1;
+            self.age.push_back((order, key.session.clone(), key.stream));
+            self.bound_store(limits);
+            self.compact();
         }
     }
 
     /// Evicts the store's oldest events while it is over its byte bound.
     fn bound_store(&mut self, limits: Limits) {
         while self.bytes > limits.total_bytes {
-            let Some((order, session, stream)) = self.age.pop_front() else {
+            let Some((order, session_id, number)) = self.age.pop_front() else {
                 return;
             };
-            if self.is_front(&session, stream, order) {
-                self.evict_front(&session, stream);
+            if let Some(session) = self.sessions.get_mut(&session_id)
+                && session.is_front(number, order)
+                && let Some(size) = session.evict_front(number)
+            {
+                self.total -= 1;
+                self.bytes -= size;
             }
         }
     }
 
-    /// Rebuilds age queues whose entries of events already gone (evicted
-    /// from a stream's front, forgotten streams, removed sessions) outnumber
-    /// the live ones: each rebuild is paid for by as many appends.
-    fn compact(&mut self, session_id: &SessionId) {
-        if let Some(session) = self.sessions.get_mut(session_id)
-            && session.age.len() > 2 * session.total + AGE_SLACK
-        {
-            let mut live: Vec<(u64, u64)> = session
-                .streams
-                .iter()
-                .flat_map(|(number, log)| log.events.iter().map(|(order, _)| (*order, *number)))
-                .collect();
-            live.sort_unstable();
-            session.age = live.into();
-        }
+    /// Rebuilds the store's age queue when its entries of events already
+    /// gone (evicted, forgotten, of removed sessions) outnumber the live
+    /// ones, as [`SessionLog::compact`] does for a session's.
+    fn compact(&mut self) {
         if self.age.len() > 2 * self.total + AGE_SLACK {
             let mut live: Vec<(u64, SessionId, u64)> = self
                 .sessions
@@ -306,32 +335,18 @@ impl Logs {
         }
     }
 
-    /// Marks a stream ended, dropping its log when it holds nothing.
-    fn finish(&mut self, key: &StreamKey) {
-        if let Some(session) = self.sessions.get_mut(&key.session)
-            && let Some(stream) = session.stream_mut(key.stream)
-        {
-            stream.finished = true;
-            if stream.events.is_empty() {
-                session.remove_stream(key.stream);
-            }
-        }
-    }
-
-    /// Drops a stream and its events.
-    fn forget(&mut self, key: &StreamKey) {
-        let Some(session) = self.sessions.get_mut(&key.session) else {
+    /// Changes the log of session `session_id` with `change`, in one lookup,
+    /// and brings the store's counters and age queue along.
+    fn change_session(&mut self, session_id: &SessionId, change: impl FnOnce(&mut SessionLog)) {
+        let Some(session) = self.sessions.get_mut(session_id) else {
             return;
         };
-        let Some(stream) = session.remove_stream(key.stream) else {
-            return;
-        };
-        let bytes: usize = stream.events.iter().map(|(_, e)| e.data.len()).sum();
-        session.total -= stream.events.len();
-        session.bytes -= bytes;
-        self.total -= stream.events.len();
-        self.bytes -= bytes;
-        self.compact(&key.session);
+        let before = (session.total, session.bytes);
+        change(session);
+        session.compact();
+        self.total = self.total - before.0 + session.total;
+        self.bytes = self.bytes - before.1 + session.bytes;
+        self.compact();
     }
 }
 
@@ -355,19 +370,19 @@ impl EventStore for MemoryEventStore {
     }
 
     fn append(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
-        lock(&self.logs).append(key, event, self.limits);
+        lock(&self.logs).append(key, event, self.limits, false);
         crate::done()
     }
 
     fn finish(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        lock(&self.logs).finish(key);
+        if let Some(session) = lock(&self.logs).sessions.get_mut(&key.session) {
+            session.finish(key.stream);
+        }
         crate::done()
     }
 
     fn append_last(&self, key: &StreamKey, event: StoredEvent) -> StoreFuture<'_, ()> {
-        let mut logs = lock(&self.logs);
-        logs.append(key, event, self.limits);
-        logs.finish(key);
+        lock(&self.logs).append(key, event, self.limits, true);
         crate::done()
     }
 
@@ -412,21 +427,19 @@ impl EventStore for MemoryEventStore {
     }
 
     fn forget(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        lock(&self.logs).forget(key);
+        lock(&self.logs).change_session(&key.session, |session| session.forget(key.stream));
         crate::done()
     }
 
     fn completed(&self, key: &StreamKey) -> StoreFuture<'_, ()> {
-        let mut logs = lock(&self.logs);
-        let oldest = logs.sessions.get_mut(&key.session).and_then(|session| {
+        lock(&self.logs).change_session(&key.session, |session| {
             session.completed.push_back(key.stream);
-            (session.completed.len() > KEEP_COMPLETED)
-                .then(|| session.completed.pop_front())
-                .flatten()
+            if session.completed.len() > KEEP_COMPLETED
+                && let Some(oldest) = session.completed.pop_front()
+            {
+                session.forget(oldest);
+            }
         });
-        if let Some(stream) = oldest {
-            logs.forget(&StreamKey::new(key.session.clone(), stream));
-        }
         crate::done()
     }
 
