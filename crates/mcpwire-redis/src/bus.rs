@@ -27,10 +27,13 @@
 //! one instance to another arrive in the order they were published.
 //! A receiving instance waits at most the command timeout for room in a
 //! full local buffer: a connection that does not read is then ended (the
-//! client resumes), and a message for a runtime whose inbox stays full, or
-//! that ended here as the message came, is dropped with a warning and its
-//! POST's stream ended (the POST gets 404 rather than waiting for answers
-//! that cannot come). When an instance loses its subscription (Redis
+//! client resumes); a message for a runtime whose inbox stays full is
+//! refused, each of its requests answered with a JSON-RPC internal error
+//! on its POST's stream (the session lives on: a 404 would tell the
+//! client to start a new one); and a message for a runtime that ended here
+//! as the message came is dropped with a warning and its POST's stream
+//! ended (the POST gets 404 rather than waiting for answers that cannot
+//! come). When an instance loses its subscription (Redis
 //! restarted, network cut), it ends every connection it holds, since frames
 //! for them may have been lost: their clients resume with `Last-Event-ID`
 //! and get what they missed from the event store.
@@ -41,6 +44,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use mcpwire_jsonrpc::ErrorObject;
 use mcpwire_store::{
     Envelope, Inbox, MessageBus, SessionId, StoreError, StoreFuture, StreamEvent, StreamKey,
     Subscription,
@@ -333,29 +337,43 @@ impl Inner {
             Frame::Deliver { session, envelope } => {
                 let stream = envelope.stream;
                 let inbox = lock(&self.local).runtimes.get(&session).cloned();
-                let delivered = match inbox {
-                    Some(inbox) => matches!(
-                        tokio::time::timeout(wait, inbox.send(envelope)).await,
-                        Ok(Ok(()))
-                    ),
-                    None => false,
-                };
-                if !delivered {
-                    tracing::warn!(
-                        ?session,
-                        "dropped a message for a runtime that ended here or whose inbox stayed full"
-                    );
+                let Some(inbox) = inbox else {
+                    tracing::warn!(?session, "dropped a message for a runtime that ended here");
                     // Its POST awaits answers on that stream, which will not
                     // come: end the stream's connection, so that the POST is
                     // answered (404: the session is gone) instead of held
                     // open. It happens when the session ended here just as
-                    // another instance sent the message, or when its runtime
-                    // took nothing for the command timeout (a runtime that
-                    // stalls fails its requests rather than hanging them).
+                    // another instance sent the message.
                     if let Some(stream) = stream
                         && let Err(error) = self.detach(&StreamKey::new(session, stream)).await
                     {
                         tracing::debug!(%error, "could not end the stream of a dropped message");
+                    }
+                    return;
+                };
+                // The envelope is kept for its refusals: an inbox refuses by
+                // dropping what it was given.
+                let kept = stream.map(|_| envelope.clone());
+                if let Ok(Ok(())) = tokio::time::timeout(wait, inbox.send(envelope)).await {
+                    return;
+                }
+                tracing::warn!(
+                    ?session,
+                    "a runtime took no message for the command timeout"
+                );
+                // The session lives but its runtime takes messages more
+                // slowly than they come: each request is answered with an
+                // error on its stream (as a POST on the runtime's own
+                // instance is refused with 503), not with the 404 that
+                // would tell the client to start a new session.
+                if let (Some(stream), Some(envelope)) = (stream, kept) {
+                    let key = StreamKey::new(session, stream);
+                    let error = ErrorObject::internal_error("the session is not taking messages");
+                    for event in envelope.refusals(&error) {
+                        if let Err(error) = self.publish(&key, event).await {
+                            tracing::debug!(%error, "could not answer a refused message");
+                            break;
+                        }
                     }
                 }
             }
@@ -394,6 +412,50 @@ impl Inner {
                 lock(&self.local).close(&session);
             }
         }
+    }
+
+    /// Sends `event` to the connection attached to `key`, here or on
+    /// another instance (`MessageBus::publish`).
+    async fn publish(&self, key: &StreamKey, event: StreamEvent) -> Result<bool, StoreError> {
+        let local = lock(&self.local)
+            .connections
+            .get(&(key.session.clone(), key.stream))
+            .map(|connection| (connection.token, connection.sender.clone()));
+        if let Some((token, sender)) = local {
+            let fin = matches!(
+                event,
+                StreamEvent::Message { last: true, .. } | StreamEvent::End
+            );
+            let delivered = sender.send(event).await.is_ok();
+            if fin || !delivered {
+                self.drop_connection(&key.session, key.stream, token).await;
+            }
+            return Ok(delivered);
+        }
+        let route: Option<String> = self
+            .redis
+            .run(
+                "finding a stream's connection",
+                redis::cmd("GET").arg(self.connection_key(&key.session, key.stream)),
+            )
+            .await?;
+        let Some((owner, token)) = route.as_deref().and_then(|v| v.split_once('/')) else {
+            return Ok(false);
+        };
+        let Ok(token) = token.parse() else {
+            return Ok(false);
+        };
+        if owner == self.instance {
+            // A stale route to a connection this instance no longer holds.
+            return Ok(false);
+        }
+        let frame = Frame::Event {
+            session: key.session.clone(),
+            stream: key.stream,
+            token,
+            event,
+        };
+        self.send_frame(self.channel(owner), &frame).await
     }
 
     /// Ends the connection attached to `key`, here or on another instance,
@@ -668,48 +730,7 @@ impl MessageBus for RedisBus {
 
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
         let key = key.clone();
-        Box::pin(async move {
-            let inner = &self.inner;
-            let local = lock(&inner.local)
-                .connections
-                .get(&(key.session.clone(), key.stream))
-                .map(|connection| (connection.token, connection.sender.clone()));
-            if let Some((token, sender)) = local {
-                let fin = matches!(
-                    event,
-                    StreamEvent::Message { last: true, .. } | StreamEvent::End
-                );
-                let delivered = sender.send(event).await.is_ok();
-                if fin || !delivered {
-                    inner.drop_connection(&key.session, key.stream, token).await;
-                }
-                return Ok(delivered);
-            }
-            let route: Option<String> = inner
-                .redis
-                .run(
-                    "finding a stream's connection",
-                    redis::cmd("GET").arg(inner.connection_key(&key.session, key.stream)),
-                )
-                .await?;
-            let Some((owner, token)) = route.as_deref().and_then(|v| v.split_once('/')) else {
-                return Ok(false);
-            };
-            let Ok(token) = token.parse() else {
-                return Ok(false);
-            };
-            if owner == inner.instance {
-                // A stale route to a connection this instance no longer holds.
-                return Ok(false);
-            }
-            let frame = Frame::Event {
-                session: key.session.clone(),
-                stream: key.stream,
-                token,
-                event,
-            };
-            inner.send_frame(inner.channel(owner), &frame).await
-        })
+        Box::pin(async move { self.inner.publish(&key, event).await })
     }
 
     fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::Stream;
-use mcpwire_jsonrpc::Inbound;
+use mcpwire_jsonrpc::{ClassifyError, ErrorObject, ErrorResponse, Inbound, Message};
 
 use crate::{RequestIdentity, ResponseForm, SessionId, StoreFuture, StreamKey};
 
@@ -95,6 +95,47 @@ impl Envelope {
             }
             _ => Inbound::from_slice(&self.payload),
         }
+    }
+}
+
+impl Envelope {
+    /// The events that answer this envelope's messages when no runtime
+    /// will take it (a bus that cannot hand it over publishes them on its
+    /// stream, so that its POST is answered rather than held open): one
+    /// JSON-RPC error per request (`error`, with the request's id) and per
+    /// malformed element of a batch (what the runtime would have
+    /// answered), in order, the last ending the stream. Empty when the
+    /// envelope holds neither.
+    pub fn refusals(mut self, error: &ErrorObject) -> Vec<StreamEvent> {
+        let answers: Vec<ErrorResponse> = match self.take_inbound() {
+            Inbound::Single(message) => refusal(Ok(message), error).into_iter().collect(),
+            Inbound::Batch(items) => items
+                .into_iter()
+                .filter_map(|item| refusal(item, error))
+                .collect(),
+            Inbound::Invalid(invalid) => vec![invalid.to_error_response()],
+        };
+        let count = answers.len();
+        answers
+            .into_iter()
+            .zip(1..)
+            .map(|(answer, seq)| StreamEvent::Message {
+                seq,
+                data: Bytes::from(Message::from(answer).to_vec()),
+                last: seq == count as u64,
+            })
+            .collect()
+    }
+}
+
+/// What answers one message of an envelope no runtime takes: `error` for
+/// a request, the element's own error for a malformed one, nothing for a
+/// notification or a response.
+fn refusal(item: Result<Message, ClassifyError>, error: &ErrorObject) -> Option<ErrorResponse> {
+    match item {
+        Ok(Message::Request(request)) => Some(ErrorResponse::new(Some(request.id), error.clone())),
+        Ok(_) => None,
+        Err(invalid) => Some(invalid.to_error_response()),
     }
 }
 
@@ -271,4 +312,66 @@ pub trait MessageBus: Send + Sync + 'static {
 
     /// Ends the session's inbox and every connection attached to its streams.
     fn close(&self, session: &SessionId) -> StoreFuture<'_, ()>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answers(events: Vec<StreamEvent>) -> Vec<(u64, serde_json::Value, bool)> {
+        events
+            .into_iter()
+            .map(|event| match event {
+                StreamEvent::Message { seq, data, last } => {
+                    (seq, serde_json::from_slice(&data).unwrap(), last)
+                }
+                other => panic!("not a message: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn refusals_answer_each_request_and_malformed_element_in_order_the_last_ending_the_stream() {
+        let error = ErrorObject::internal_error("the session is not taking messages");
+        let single = Envelope::new(
+            Bytes::from_static(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
+            Some(1),
+            false,
+        );
+        let [(seq, answer, last)] = answers(single.refusals(&error)).try_into().unwrap();
+        assert_eq!((seq, last), (1, true));
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["error"]["code"], -32603);
+        let batch = Envelope::new(
+            Bytes::from_static(
+                br#"[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"x":1},{"jsonrpc":"2.0","id":"b","method":"ping"}]"#,
+            ),
+            Some(2),
+            false,
+        );
+        let answered = answers(batch.refusals(&error));
+        let ids: Vec<_> = answered
+            .iter()
+            .map(|(_, answer, _)| answer["id"].clone())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                serde_json::json!("a"),
+                serde_json::Value::Null,
+                serde_json::json!("b")
+            ]
+        );
+        let steps: Vec<_> = answered
+            .iter()
+            .map(|(seq, _, last)| (*seq, *last))
+            .collect();
+        assert_eq!(steps, [(1, false), (2, false), (3, true)]);
+        let notification = Envelope::new(
+            Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            None,
+            false,
+        );
+        assert!(notification.refusals(&error).is_empty());
+    }
 }

@@ -400,3 +400,45 @@ async fn a_message_for_a_runtime_that_ended_ends_the_posts_stream() {
     assert!(post_side.deliver(&s, envelope).await.unwrap());
     assert_eq!(next(&mut stream).await, None, "the POST's stream ended");
 }
+
+/// A message for a runtime that lives on another instance but takes
+/// nothing (its inbox stays full for the command timeout) is refused
+/// there with a JSON-RPC error answering its request, on the POST's
+/// stream: the client learns the session is overloaded, not (as a 404
+/// would tell it) that the session is gone.
+#[tokio::test]
+async fn a_message_for_a_runtime_that_takes_nothing_is_answered_with_an_error_not_a_404() {
+    let redis = RedisServer::start();
+    let post_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let runtime_side = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = id("stalled-there");
+    // Capacity 1, never read: the first message fills it.
+    let _inbox = runtime_side.register(&s, 1).await.unwrap();
+    let request =
+        |id: u64| Bytes::from(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+    let first = StreamKey::new(s.clone(), 1);
+    let _first_stream = post_side.subscribe(&first, 4).await.unwrap();
+    assert!(
+        post_side
+            .deliver(&s, Envelope::new(request(1), Some(1), false))
+            .await
+            .unwrap()
+    );
+    let second = StreamKey::new(s.clone(), 2);
+    let mut stream = post_side.subscribe(&second, 4).await.unwrap();
+    assert!(
+        post_side
+            .deliver(&s, Envelope::new(request(2), Some(2), false))
+            .await
+            .unwrap()
+    );
+    // The runtime's instance waits the command timeout (1.5 s) first.
+    let Some(StreamEvent::Message { seq, data, last }) = next(&mut stream).await else {
+        panic!("the POST's stream ended without an answer");
+    };
+    assert_eq!((seq, last), (1, true));
+    let answer: serde_json::Value = serde_json::from_slice(&data).unwrap();
+    assert_eq!(answer["id"], 2);
+    assert_eq!(answer["error"]["code"], -32603);
+    assert_eq!(next(&mut stream).await, None, "the answer ended the stream");
+}
