@@ -355,20 +355,50 @@ async fn connection<S, B>(
         .header_read_timeout(limits.header_read_timeout)
         .serve_connection(TokioIo::new(stream), Hosted { service, local });
     tokio::pin!(connection);
+    let stopped = stopped(&mut stop);
+    tokio::pin!(stopped);
+    // Biased: the connection first, the stop signal (rarely ready) after,
+    // with no random draw at each of the two wake-ups per request.
     tokio::select! {
+        biased;
         result = connection.as_mut() => {
             if let Err(error) = result {
                 tracing::debug!(%error, "connection ended with an error");
             }
             return;
         }
-        _ = stop.wait_for(|stop| *stop) => {}
+        () = stopped => {}
     }
     connection.as_mut().graceful_shutdown();
     if let Err(error) = connection.await {
         tracing::debug!(%error, "connection ended with an error");
     }
     drop(slot);
+}
+
+/// Resolves once `stop` turns true (or its sender is gone).
+///
+/// A connection's task wakes about twice per request, and polls this each
+/// time; a watch's `wait_for` locks the watch's list of waiters at every
+/// poll (~100 instructions). Once it is registered with the task's waker
+/// that registration stands until the watch changes, so it is polled
+/// again only when the watch changed (an atomic read) or the task's
+/// waker is another.
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let watching = stop.clone();
+    let mut waiting = core::pin::pin!(stop.wait_for(|stop| *stop));
+    let mut registered: Option<Waker> = None;
+    core::future::poll_fn(|cx| {
+        let same_waker = registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if same_waker && matches!(watching.has_changed(), Ok(false)) {
+            return Poll::Pending;
+        }
+        registered = Some(cx.waker().clone());
+        waiting.as_mut().poll(cx).map(|_| ())
+    })
+    .await;
 }
 
 /// Reads a connection's first bytes (see `sniff`), unless the server

@@ -190,3 +190,48 @@ async fn a_graceful_shutdown_ends_even_when_the_service_never_finishes_draining(
         .unwrap()
         .unwrap();
 }
+
+/// A keep-alive connection that served requests and now waits for the
+/// next one is closed by a graceful shutdown at once, not at the end of
+/// the drain time: its task, woken by the requests it served, still heeds
+/// the stop signal.
+#[tokio::test]
+async fn a_graceful_shutdown_closes_an_idle_keep_alive_connection_at_once() {
+    let (service, _arrivals) = Recording::new(Duration::ZERO);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(
+        serve(listener, service)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .drain_timeout(Duration::from_secs(60))
+            .into_future(),
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!("GET / HTTP/1.1\r\nhost: {addr}\r\n\r\n");
+    for _ in 0..3 {
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = [0_u8; 512];
+        let read = tokio::time::timeout(STEP, stream.read(&mut answer))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(answer[..read].starts_with(b"HTTP/1.1 200"));
+    }
+    stop.send(()).unwrap();
+    let mut rest = Vec::new();
+    // STEP (10 s) is well under the 60 s drain time: an end within it is
+    // the stop signal's, not the drain time's.
+    tokio::time::timeout(STEP, stream.read_to_end(&mut rest))
+        .await
+        .expect("the idle connection was closed")
+        .unwrap();
+    assert!(rest.is_empty(), "{rest:?}");
+    tokio::time::timeout(STEP, server)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
