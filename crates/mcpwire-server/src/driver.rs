@@ -163,7 +163,7 @@ impl Server {
         // `async fn` would keep its argument beside what it was split into.
         let (sender, receiver) = transport.split();
         let mut serving = Serving {
-            changes: next_change(self.inner.changes.subscribe()),
+            changes: self.inner.changes.subscribe(),
             driver: Driver::new(self.clone()),
             outbox: Outbox::new(sender),
             receiver,
@@ -187,35 +187,7 @@ struct Serving<S: TransportSender, R> {
     driver: Driver,
     outbox: Outbox<S>,
     receiver: R,
-    changes: NextChange,
-}
-
-/// The next change of the server's catalog feed, with the receiver back.
-///
-/// Held across the driver's turns rather than made in each: a `recv`
-/// future made in a turn queues itself in the feed's list of waiters,
-/// under the feed's lock (shared by every session), and leaves it again
-/// when the turn drops it; twice per request of a session answering one
-/// request at a time (~500 instructions of an HTTP call). Held, it stays
-/// queued until a change comes. Boxed, as an `async` block's type has no
-/// name: one allocation per session and per change.
-type NextChange = Pin<
-    Box<
-        dyn Future<
-                Output = (
-                    Result<Change, broadcast::error::RecvError>,
-                    broadcast::Receiver<Change>,
-                ),
-            > + Send,
-    >,
->;
-
-/// Waits for the next change of `changes` (see [`NextChange`]).
-fn next_change(mut changes: broadcast::Receiver<Change>) -> NextChange {
-    Box::pin(async move {
-        let change = changes.recv().await;
-        (change, changes)
-    })
+    changes: broadcast::Receiver<Change>,
 }
 
 impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
@@ -351,10 +323,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                     }
                     command => driver.apply(command),
                 },
-                (change, feed) = &mut *changes => {
-                    *changes = next_change(feed);
-                    driver.announce(change);
-                }
+                change = changes.recv() => driver.announce(change),
                 () = fired(&mut timer), if timer_at.is_some() => {
                     // A fired timer stays ready until it is set again.
                     timer_at = None;
