@@ -145,6 +145,7 @@ mod beat;
 pub mod body;
 mod config;
 mod get;
+mod head_timer;
 mod local_runtime;
 mod memory;
 mod names;

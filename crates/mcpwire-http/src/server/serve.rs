@@ -25,6 +25,7 @@ use tower::ServiceExt;
 
 use super::body::SendBody;
 use super::config::ConnectionLimits;
+use super::head_timer::HeadTimer;
 use super::security::LocalAddr;
 use super::service::StreamableHttp;
 use super::sniff::Sniffed;
@@ -351,7 +352,7 @@ async fn connection<S, B>(
     // waits for the next request head. Built here rather than in a function
     // of its own, whose future would keep its arguments beside it.
     let connection = http1::Builder::new()
-        .timer(TokioTimer::new())
+        .timer(HeadTimer::default())
         .header_read_timeout(limits.header_read_timeout)
         .serve_connection(TokioIo::new(stream), Hosted { service, local });
     tokio::pin!(connection);

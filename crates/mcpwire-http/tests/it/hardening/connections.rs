@@ -104,6 +104,30 @@ async fn an_idle_keep_alive_connection_is_closed() {
     );
 }
 
+/// A keep-alive connection whose heads each come in time is never cut
+/// off, however long it lives: each head has its own deadline, even
+/// though the connection keeps one timer for all of them.
+#[tokio::test]
+async fn a_keep_alive_connection_with_timely_heads_outlives_the_header_read_timeout() {
+    let server = TestServer::start(short_heads(), test_runtime()).await;
+    let client = server.client();
+    let mut conn = Conn::open(server.addr).await;
+    let start = Instant::now();
+    // Ten requests 150 ms apart: 1.5 s, nearly four header read timeouts
+    // (0.4 s), each head well within its own.
+    for _ in 0..10 {
+        conn.send(
+            "POST",
+            &client.post_headers(),
+            initialize(V2025_11_25).as_bytes(),
+        )
+        .await;
+        assert_eq!(conn.reply().await.status(), 200);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    assert!(start.elapsed() > Duration::from_millis(1200));
+}
+
 /// A body that does not arrive within the body read timeout gets 408 and
 /// the connection closes.
 #[tokio::test]
