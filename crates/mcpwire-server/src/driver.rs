@@ -214,6 +214,8 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
         // session holds none).
         let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
         let mut timer_at: Option<tokio::time::Instant> = None;
+        // The waker the timer was last polled with (see `fired`).
+        let mut timer_waker: Option<std::task::Waker> = None;
         // Set when the client stops sending: requests already received are
         // still answered, until they finish or the drain time is up.
         let mut draining: Option<tokio::time::Instant> = None;
@@ -251,9 +253,15 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                 .min();
             match (wake, &mut timer) {
                 (None, _) => timer = None,
-                (Some(wake), Some(timer)) if timer_at != Some(wake) => timer.as_mut().reset(wake),
+                (Some(wake), Some(timer)) if timer_at != Some(wake) => {
+                    timer.as_mut().reset(wake);
+                    timer_waker = None;
+                }
                 (Some(_), Some(_)) => {}
-                (Some(wake), None) => timer = Some(Box::pin(tokio::time::sleep_until(wake))),
+                (Some(wake), None) => {
+                    timer = Some(Box::pin(tokio::time::sleep_until(wake)));
+                    timer_waker = None;
+                }
             }
             timer_at = wake;
             // What is queued usually goes out at once (a pipe, a POST's
@@ -324,7 +332,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                     command => driver.apply(command),
                 },
                 change = changes.recv() => driver.announce(change),
-                () = fired(&mut timer), if timer_at.is_some() => {
+                () = fired(&mut timer, &mut timer_waker), if timer_at.is_some() => {
                     // A fired timer stays ready until it is set again.
                     timer_at = None;
                     let now = tokio::time::Instant::now();
@@ -407,11 +415,32 @@ fn now() -> Instant {
 }
 
 /// Completes when `timer` fires; pending without one.
-async fn fired(timer: &mut Option<Pin<Box<tokio::time::Sleep>>>) {
-    match timer {
-        Some(timer) => timer.as_mut().await,
-        None => std::future::pending().await,
-    }
+///
+/// The driver turns about twice per request, and each turn would poll the
+/// timer (~75 instructions). Once polled with the task's waker, the timer
+/// wakes that task when it fires: it is polled again only when it fired
+/// (an atomic read) or the waker is another (`registered`, which the
+/// driver clears when it sets the timer again).
+fn fired<'a>(
+    timer: &'a mut Option<Pin<Box<tokio::time::Sleep>>>,
+    registered: &'a mut Option<std::task::Waker>,
+) -> impl Future<Output = ()> + 'a {
+    std::future::poll_fn(move |cx| {
+        let Some(timer) = timer else {
+            return Poll::Pending;
+        };
+        let same_waker = registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if same_waker && !timer.is_elapsed() {
+            return Poll::Pending;
+        }
+        let fired = timer.as_mut().poll(cx);
+        if fired.is_pending() {
+            *registered = Some(cx.waker().clone());
+        }
+        fired
+    })
 }
 
 /// The next message of a handler; pending while no handler ever ran (the channel is not made yet).
