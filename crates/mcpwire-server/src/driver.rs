@@ -62,7 +62,7 @@ struct Driver {
     commands: Option<mpsc::Sender<Command>>,
     /// What the requests' contexts share, made on first use ([`Driver::shared`]).
     shared: Option<std::sync::Arc<SessionShared>>,
-    command_rx: Option<mpsc::Receiver<Command>>,
+    command_rx: Option<CommandInbox>,
     running: IdMap<RequestId, Running>,
     /// What the transport knew of the request of the packet being
     /// received (on HTTP, its POST's extensions), for the request's
@@ -443,12 +443,38 @@ fn fired<'a>(
     })
 }
 
-/// The next message of a handler; pending while no handler ever ran (the channel is not made yet).
-async fn next_command(commands: &mut Option<mpsc::Receiver<Command>>) -> Option<Command> {
-    match commands {
-        Some(commands) => commands.recv().await,
-        None => std::future::pending().await,
-    }
+/// The receiving end of the handlers' command channel, and the waker it
+/// last registered (see [`next_command`]).
+struct CommandInbox {
+    receiver: mpsc::Receiver<Command>,
+    registered: Option<std::task::Waker>,
+}
+
+/// The next message of a handler; pending while no handler ever ran (the
+/// channel is not made yet).
+///
+/// Polled at every turn of the driver, like its timer (see [`fired`]):
+/// once a poll has registered the task's waker, an empty channel wakes
+/// that task when a handler sends, so it is polled again only when it
+/// holds something (a lock-free check) or the waker is another. A
+/// sender's wake-up takes the registration: a poll that receives clears
+/// `registered`, and the next one registers again.
+fn next_command(inbox: &mut Option<CommandInbox>) -> impl Future<Output = Option<Command>> + '_ {
+    std::future::poll_fn(move |cx| {
+        let Some(inbox) = inbox else {
+            return Poll::Pending;
+        };
+        let same_waker = inbox
+            .registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if same_waker && inbox.receiver.is_empty() {
+            return Poll::Pending;
+        }
+        let received = inbox.receiver.poll_recv(cx);
+        inbox.registered = received.is_pending().then(|| cx.waker().clone());
+        received
+    })
 }
 
 impl Driver {
@@ -501,7 +527,7 @@ impl Driver {
                 && self
                     .command_rx
                     .as_ref()
-                    .is_some_and(mpsc::Receiver::is_empty)
+                    .is_some_and(|inbox| inbox.receiver.is_empty())
         });
         if unshared && idle_channel {
             self.shared = None;
@@ -611,7 +637,10 @@ impl Driver {
         let receiver = &mut self.command_rx;
         self.commands.get_or_insert_with(|| {
             let (commands, received) = mpsc::channel(COMMAND_QUEUE);
-            *receiver = Some(received);
+            *receiver = Some(CommandInbox {
+                receiver: received,
+                registered: None,
+            });
             commands
         })
     }

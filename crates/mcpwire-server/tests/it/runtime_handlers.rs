@@ -435,3 +435,50 @@ async fn cancelling_a_request_cancels_the_requests_its_handler_sent() {
         })
     );
 }
+
+/// A handler's progress sent from a task of its own, while the session's
+/// driver has nothing else to do (the handler waits, no request comes,
+/// and the session, quiet, has shrunk and set no timer), wakes the driver and reaches the client before the request ends: the
+/// driver polls its command channel only when it holds something, and a
+/// send must still wake it. The handler finishes only once the client
+/// has seen the progress, so a lost wake-up fails the test rather than
+/// delaying the notification until the answer.
+#[tokio::test]
+async fn progress_sent_from_a_task_wakes_an_idle_session() {
+    let seen = std::sync::Arc::new(tokio::sync::Notify::new());
+    let told = seen.clone();
+    let server = Server::builder("relay", "1.0.0")
+        .tool(
+            Tool::without_arguments("relay"),
+            move |ctx: Context, _args| {
+                let told = told.clone();
+                async move {
+                    for step in [1.0, 2.0] {
+                        let ctx = ctx.clone();
+                        // Well after the session went quiet (its driver then
+                        // shrinks it and arms no timer): nothing but the send
+                        // can wake it.
+                        tokio::spawn(async move {
+                            tokio::time::sleep(Duration::from_millis(300)).await;
+                            ctx.progress(step, None, None).await;
+                        });
+                        told.notified().await;
+                    }
+                    Ok(CallToolResult::text("relayed"))
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let mut peer = initialized(&server, "2025-06-18", json!({})).await;
+    let params = call_with_meta("relay", json!({"progressToken": "t"}));
+    peer.send_request(1, "tools/call", params).await;
+    for step in [1.0, 2.0] {
+        let progress = within("the progress", peer.recv()).await;
+        assert_eq!(progress["method"], "notifications/progress");
+        assert_eq!(progress["params"]["progress"], step);
+        seen.notify_one();
+    }
+    let answer = within("the answer", peer.recv()).await;
+    assert_eq!(texts(&answer["result"]), ["relayed"]);
+}
