@@ -40,12 +40,11 @@ type Writing<S> = BoxFuture<'static, (S, Result<(), SendFailure>, VecDeque<Trans
 
 /// Packets on their way to the transport.
 pub struct Outbox<S: TransportSender> {
-    /// Taken from the engine, not yet in a batch.
+    /// Taken from the engine, not yet in a batch. A batch that takes all
+    /// of it takes the queue itself, and gives it back emptied when
+    /// nothing was queued meanwhile: a session answering one request at a
+    /// time (as over HTTP) then allocates no queue per batch.
     queue: VecDeque<Transmit>,
-    /// The emptied queue of the last batch written, kept for the next one
-    /// (a session answering one request at a time, as over HTTP, then
-    /// allocates no queue per batch: the two swap).
-    spare: VecDeque<Transmit>,
     /// The bytes `queue` holds, by [`Packet::size_hint`](mcpwire_jsonrpc::Packet::size_hint).
     queued_bytes: usize,
     /// The sending half while no batch runs; `None` once it failed or
@@ -77,7 +76,6 @@ impl<S: TransportSender> Outbox<S> {
     pub fn new(sender: S) -> Self {
         Self {
             queue: VecDeque::new(),
-            spare: VecDeque::new(),
             queued_bytes: 0,
             sender: Some(sender),
             writing: None,
@@ -99,7 +97,6 @@ impl<S: TransportSender> Outbox<S> {
     /// [`ServerSession::shrink_to_fit`](crate::ServerSession::shrink_to_fit)).
     pub fn shrink_to_fit(&mut self) {
         self.queue.shrink_to_fit();
-        self.spare = VecDeque::new();
     }
 
     /// How many packets wait for a batch (a driver stops reading while
@@ -180,7 +177,9 @@ impl<S: TransportSender> Outbox<S> {
                     return Poll::Pending;
                 };
                 self.writing = None;
-                self.spare = emptied;
+                if self.queue.capacity() == 0 {
+                    self.queue = emptied;
+                }
                 if let Err(error) = outcome {
                     self.failure = Some(error);
                     return Poll::Ready(Err(()));
@@ -220,13 +219,10 @@ impl<S: TransportSender> Outbox<S> {
             bytes += size;
         }
         self.queued_bytes = self.queued_bytes.saturating_sub(bytes);
-        let spare = core::mem::take(&mut self.spare);
         if count == self.queue.len() {
-            return core::mem::replace(&mut self.queue, spare);
+            return core::mem::take(&mut self.queue);
         }
-        let mut batch = spare;
-        batch.extend(self.queue.drain(..count));
-        batch
+        self.queue.drain(..count).collect()
     }
 
     /// Why writing ended early (the transport's error, or that it stopped
