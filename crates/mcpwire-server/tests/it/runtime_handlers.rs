@@ -438,10 +438,11 @@ async fn cancelling_a_request_cancels_the_requests_its_handler_sent() {
 
 /// A handler's progress sent from a task of its own, while the session's
 /// driver has nothing else to do (the handler waits, no request comes,
-/// and the session, quiet, has shrunk and set no timer), wakes the driver and reaches the client before the request ends: the
-/// driver polls its command channel only when it holds something, and a
-/// send must still wake it. The handler finishes only once the client
-/// has seen the progress, so a lost wake-up fails the test rather than
+/// and the session, quiet, has shrunk and set no timer), wakes the
+/// driver and reaches the client before the request ends: the driver
+/// polls its command channel only when it holds something, and a send
+/// must still wake it. The handler finishes only once the client has
+/// seen the progress, so a lost wake-up fails the test rather than
 /// delaying the notification until the answer.
 #[tokio::test]
 async fn progress_sent_from_a_task_wakes_an_idle_session() {

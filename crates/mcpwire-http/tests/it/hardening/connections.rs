@@ -30,6 +30,13 @@ async fn closed_within(stream: &mut TcpStream, limit: Duration) -> (Option<Durat
     (None, received)
 }
 
+/// POSTs `initialize` on `conn` and checks that it is answered with 200.
+async fn initialize_on(conn: &mut Conn, headers: &[(String, String)]) {
+    conn.send("POST", headers, initialize(V2025_11_25).as_bytes())
+        .await;
+    assert_eq!(conn.reply().await.status(), 200);
+}
+
 fn short_heads() -> Config {
     Config::default().header_read_timeout(Duration::from_millis(400))
 }
@@ -89,13 +96,7 @@ async fn an_idle_keep_alive_connection_is_closed() {
     let server = TestServer::start(short_heads(), test_runtime()).await;
     let client = server.client();
     let mut conn = Conn::open(server.addr).await;
-    conn.send(
-        "POST",
-        &client.post_headers(),
-        initialize(V2025_11_25).as_bytes(),
-    )
-    .await;
-    assert_eq!(conn.reply().await.status(), 200);
+    initialize_on(&mut conn, &client.post_headers()).await;
     let mut stream = conn.into_stream();
     let (closed, _) = closed_within(&mut stream, Duration::from_secs(5)).await;
     assert!(
@@ -116,13 +117,7 @@ async fn a_keep_alive_connection_with_timely_heads_outlives_the_header_read_time
     // Ten requests 150 ms apart: 1.5 s, nearly four header read timeouts
     // (0.4 s), each head well within its own.
     for _ in 0..10 {
-        conn.send(
-            "POST",
-            &client.post_headers(),
-            initialize(V2025_11_25).as_bytes(),
-        )
-        .await;
-        assert_eq!(conn.reply().await.status(), 200);
+        initialize_on(&mut conn, &client.post_headers()).await;
         tokio::time::sleep(Duration::from_millis(150)).await;
     }
     assert!(start.elapsed() > Duration::from_millis(1200));
