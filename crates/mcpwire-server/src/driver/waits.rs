@@ -1,0 +1,126 @@
+//! What the session driver waits on between its turns, each polled again
+//! only when it can have changed: its timer, its handlers' command
+//! channel, and the watch that tells when a quiet session is shrunk.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+use tokio::sync::mpsc;
+
+use super::SHRINK_AFTER;
+use crate::context::Command;
+
+/// When a session counts as quiet: [`SHRINK_AFTER`] passed without a
+/// packet received since it was last shrunk.
+#[derive(Default)]
+pub(super) struct QuietWatch {
+    /// When to look again, and the packets received by then.
+    check: Option<(tokio::time::Instant, u64)>,
+    /// The packets received when the session was last shrunk.
+    shrunk_at: u64,
+}
+
+impl QuietWatch {
+    /// When to look whether the session went quiet: set once packets came
+    /// since it was last shrunk (one clock read per [`SHRINK_AFTER`] of a
+    /// busy session, none while it stays idle).
+    pub(super) fn arm(&mut self, received: u64) -> Option<tokio::time::Instant> {
+        if self.check.is_none() && received != self.shrunk_at {
+            self.check = Some((tokio::time::Instant::now() + SHRINK_AFTER, received));
+        }
+        self.check.map(|(at, _)| at)
+    }
+
+    /// Whether the session is to be shrunk now: the time to look has come
+    /// and nothing was received since it was set.
+    pub(super) fn due(&mut self, now: tokio::time::Instant, received: u64) -> bool {
+        match self.check {
+            Some((at, before)) if at <= now => {
+                self.check = None;
+                let quiet = before == received;
+                if quiet {
+                    self.shrunk_at = received;
+                }
+                quiet
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The output of `future` if it is ready without waiting (for a cancel-safe
+/// future: dropping it pending loses nothing, and the next poll with the
+/// task's own waker registers for what it waits for).
+pub(super) fn ready_now<F: Future>(future: F) -> Option<F::Output> {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::pin::pin!(future).poll(&mut context) {
+        Poll::Ready(output) => Some(output),
+        Poll::Pending => None,
+    }
+}
+
+/// Completes when `timer` fires; pending without one.
+///
+/// The driver turns about twice per request, and each turn would poll the
+/// timer (~75 instructions). Once polled with the task's waker, the timer
+/// wakes that task when it fires: it is polled again only when it fired
+/// (an atomic read) or the waker is another (`registered`, which the
+/// driver clears when it sets the timer again).
+pub(super) fn fired<'a>(
+    timer: &'a mut Option<Pin<Box<tokio::time::Sleep>>>,
+    registered: &'a mut Option<std::task::Waker>,
+) -> impl Future<Output = ()> + 'a {
+    std::future::poll_fn(move |cx| {
+        let Some(timer) = timer else {
+            return Poll::Pending;
+        };
+        let same_waker = registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if same_waker && !timer.is_elapsed() {
+            return Poll::Pending;
+        }
+        let fired = timer.as_mut().poll(cx);
+        if fired.is_pending() {
+            *registered = Some(cx.waker().clone());
+        }
+        fired
+    })
+}
+
+/// The receiving end of the handlers' command channel, and the waker it
+/// last registered (see [`next_command`]).
+pub(super) struct CommandInbox {
+    pub(super) receiver: mpsc::Receiver<Command>,
+    pub(super) registered: Option<std::task::Waker>,
+}
+
+/// The next message of a handler; pending while no handler ever ran (the
+/// channel is not made yet).
+///
+/// Polled at every turn of the driver, like its timer (see [`fired`]):
+/// once a poll has registered the task's waker, an empty channel wakes
+/// that task when a handler sends, so it is polled again only when it
+/// holds something (a lock-free check) or the waker is another. A
+/// sender's wake-up takes the registration: a poll that receives clears
+/// `registered`, and the next one registers again.
+pub(super) fn next_command(
+    inbox: &mut Option<CommandInbox>,
+) -> impl Future<Output = Option<Command>> + '_ {
+    std::future::poll_fn(move |cx| {
+        let Some(inbox) = inbox else {
+            return Poll::Pending;
+        };
+        let same_waker = inbox
+            .registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if same_waker && inbox.receiver.is_empty() {
+            return Poll::Pending;
+        }
+        let received = inbox.receiver.poll_recv(cx);
+        inbox.registered = received.is_pending().then(|| cx.waker().clone());
+        received
+    })
+}
