@@ -2,9 +2,11 @@
 //! benchmarks; never published: the round-robin proxy that puts several
 //! server instances behind one URL ([`proxy`]), the throwaway PKI of the
 //! HTTPS tests ([`tls`]), the replay of fuzz corpora as tests
-//! ([`corpus`]), and a hand-scripted HTTP/1.1 server's reads and writes
-//! ([`raw_http`]).
+//! ([`corpus`]), a hand-scripted HTTP/1.1 server's reads and writes
+//! ([`raw_http`]), and tokio's cooperative budget spent on purpose
+//! ([`coop`]).
 
+pub mod coop;
 pub mod corpus;
 pub mod proxy;
 pub mod raw_http;

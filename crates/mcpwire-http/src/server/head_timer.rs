@@ -104,8 +104,10 @@ impl Future for HeadSleep {
         // At most twice: a timer that fired before the deadline (it was
         // set for an earlier head) is set to the deadline and polled again.
         for _ in 0..2 {
+            // A poll refused by tokio's cooperative budget registers nothing.
+            let budgeted = tokio::task::coop::has_budget_remaining();
             if timer.as_mut().poll(cx).is_pending() {
-                armed.registered = Some(cx.waker().clone());
+                armed.registered = budgeted.then(|| cx.waker().clone());
                 return Poll::Pending;
             }
             if timer.deadline() >= deadline {
@@ -160,5 +162,23 @@ mod tests {
             .await
             .expect("the head's deadline woke the task");
         assert_eq!(started.elapsed(), Duration::from_secs(3));
+    }
+
+    #[tokio::test]
+    async fn a_poll_refused_by_the_cooperative_budget_registers_at_the_next_poll() {
+        use mcpwire_test::coop::{spend_budget, woken_within};
+        let timer = HeadTimer::default();
+        let mut sleep = timer.sleep(Duration::from_millis(20));
+        core::future::poll_fn(|cx| {
+            spend_budget(cx);
+            assert!(sleep.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        // Generous: the deadline is 20 ms on.
+        assert!(
+            woken_within(sleep).await.is_some(),
+            "the deadline never woke the task"
+        );
     }
 }

@@ -396,8 +396,11 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
         if same_waker && matches!(watching.has_changed(), Ok(false)) {
             return Poll::Pending;
         }
-        registered = Some(cx.waker().clone());
-        waiting.as_mut().poll(cx).map(|_| ())
+        // A poll refused by tokio's cooperative budget registers nothing.
+        let budgeted = tokio::task::coop::has_budget_remaining();
+        let stopped = waiting.as_mut().poll(cx).map(|_| ());
+        registered = budgeted.then(|| cx.waker().clone());
+        stopped
     })
     .await;
 }
@@ -568,6 +571,8 @@ mod tests {
     use core::future::IntoFuture as _;
     use std::sync::atomic::AtomicUsize;
 
+    use mcpwire_test::coop::{spend_budget, woken_within};
+
     use bytes::Bytes;
     use http_body_util::{BodyExt as _, Empty, Full};
 
@@ -645,5 +650,26 @@ mod tests {
             fail: true,
         };
         assert_eq!(get_once(service).await, None);
+    }
+
+    #[tokio::test]
+    async fn a_stop_poll_refused_by_the_cooperative_budget_registers_at_the_next_poll() {
+        let (stop_tx, mut stop) = watch::channel(false);
+        let mut waiting = core::pin::pin!(stopped(&mut stop));
+        core::future::poll_fn(|cx| {
+            spend_budget(cx);
+            assert!(waiting.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let _ = stop_tx.send(true);
+        });
+        // Generous: the stop comes 20 ms on.
+        assert!(
+            woken_within(waiting).await.is_some(),
+            "the stop never woke the task"
+        );
     }
 }

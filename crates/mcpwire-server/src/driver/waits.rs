@@ -81,10 +81,10 @@ pub(super) fn fired<'a>(
         if same_waker && !timer.is_elapsed() {
             return Poll::Pending;
         }
+        // A poll refused by tokio's cooperative budget registers nothing.
+        let budgeted = tokio::task::coop::has_budget_remaining();
         let fired = timer.as_mut().poll(cx);
-        if fired.is_pending() {
-            *registered = Some(cx.waker().clone());
-        }
+        *registered = (fired.is_pending() && budgeted).then(|| cx.waker().clone());
         fired
     })
 }
@@ -104,7 +104,8 @@ pub(super) struct CommandInbox {
 /// that task when a handler sends, so it is polled again only when it
 /// holds something (a lock-free check) or the waker is another. A
 /// sender's wake-up takes the registration: a poll that receives clears
-/// `registered`, and the next one registers again.
+/// `registered`, and the next one registers again. So does a poll that
+/// tokio's cooperative budget refused (it registers nothing).
 pub(super) fn next_command(
     inbox: &mut Option<CommandInbox>,
 ) -> impl Future<Output = Option<Command>> + '_ {
@@ -119,8 +120,71 @@ pub(super) fn next_command(
         if same_waker && inbox.receiver.is_empty() {
             return Poll::Pending;
         }
+        // A poll refused by tokio's cooperative budget registers nothing.
+        let budgeted = tokio::task::coop::has_budget_remaining();
         let received = inbox.receiver.poll_recv(cx);
-        inbox.registered = received.is_pending().then(|| cx.waker().clone());
+        inbox.registered = (received.is_pending() && budgeted).then(|| cx.waker().clone());
         received
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use mcpwire_jsonrpc::RequestId;
+    use mcpwire_test::coop::{spend_budget, woken_within};
+
+    use super::*;
+
+    fn progress() -> Command {
+        Command::Progress {
+            id: RequestId::Number(1),
+            progress: 1.0,
+            total: None,
+            message: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_command_poll_refused_by_the_budget_registers_at_the_next_poll() {
+        let (sender, receiver) = mpsc::channel(4);
+        let mut inbox = Some(CommandInbox {
+            receiver,
+            registered: None,
+        });
+        let mut waiting = std::pin::pin!(next_command(&mut inbox));
+        std::future::poll_fn(|cx| {
+            spend_budget(cx);
+            assert!(waiting.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let _ = sender.send(progress()).await;
+        });
+        // Generous: the command is sent 20 ms on.
+        let received = woken_within(waiting).await;
+        assert!(
+            matches!(received, Some(Some(Command::Progress { .. }))),
+            "the command never woke the task"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_timer_poll_refused_by_the_budget_registers_at_the_next_poll() {
+        let mut timer = Some(Box::pin(tokio::time::sleep(Duration::from_millis(20))));
+        let mut registered = None;
+        let mut waiting = std::pin::pin!(fired(&mut timer, &mut registered));
+        std::future::poll_fn(|cx| {
+            spend_budget(cx);
+            assert!(waiting.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        // Generous: the timer fires 20 ms on.
+        let fired = woken_within(waiting).await;
+        assert!(fired.is_some(), "the timer never woke the task");
+    }
 }

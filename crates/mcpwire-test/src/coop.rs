@@ -1,0 +1,34 @@
+//! tokio's cooperative budget in tests: a poll that the budget refuses
+//! returns `Pending` and registers nothing, so a future that skips polls
+//! while it believes itself registered must be tested against one.
+
+use core::future::Future;
+use core::task::Context;
+use std::time::Duration;
+
+/// Spends the calling task's cooperative budget, so that tokio's next
+/// channel, watch or timer poll within this same task poll is refused.
+///
+/// # Panics
+///
+/// When the budget never runs out (the caller is outside a tokio runtime).
+pub fn spend_budget(cx: &mut Context<'_>) {
+    for _ in 0..10_000 {
+        let spending = core::pin::pin!(tokio::task::coop::consume_budget());
+        if spending.poll(cx).is_pending() {
+            return;
+        }
+    }
+    panic!("the cooperative budget never ran out");
+}
+
+/// The output of `future` if it ends before 5 s have passed, `None`
+/// otherwise. The deadline is polled first: a future that only a poll at
+/// the deadline finds ready (nothing woke it) does not count.
+pub async fn woken_within<F: Future>(future: F) -> Option<F::Output> {
+    tokio::select! {
+        biased;
+        () = tokio::time::sleep(Duration::from_secs(5)) => None,
+        output = future => Some(output),
+    }
+}
