@@ -351,12 +351,14 @@ impl Inner {
                     }
                     return;
                 };
-                // The envelope is kept for its refusals: an inbox refuses by
-                // dropping what it was given.
-                let kept = stream.map(|_| envelope.clone());
-                if let Ok(Ok(())) = tokio::time::timeout(wait, inbox.send(envelope)).await {
-                    return;
-                }
+                // A refused envelope comes back, for its refusals below.
+                let envelope = match inbox.send_timeout(envelope, wait).await {
+                    Ok(()) => return,
+                    Err(
+                        mpsc::error::SendTimeoutError::Timeout(envelope)
+                        | mpsc::error::SendTimeoutError::Closed(envelope),
+                    ) => envelope,
+                };
                 tracing::warn!(
                     ?session,
                     "a runtime took no message for the command timeout"
@@ -366,7 +368,7 @@ impl Inner {
                 // error on its stream (as a POST on the runtime's own
                 // instance is refused with 503), not with the 404 that
                 // would tell the client to start a new session.
-                if let (Some(stream), Some(envelope)) = (stream, kept) {
+                if let Some(stream) = stream {
                     let key = StreamKey::new(session, stream);
                     let error = ErrorObject::internal_error("the session is not taking messages");
                     for event in envelope.refusals(&error) {
