@@ -96,9 +96,7 @@ impl Envelope {
             _ => Inbound::from_slice(&self.payload),
         }
     }
-}
 
-impl Envelope {
     /// The events that answer this envelope's messages when no runtime
     /// will take it (a bus that cannot hand it over publishes them on its
     /// stream, so that its POST is answered rather than held open): one
