@@ -114,9 +114,12 @@ pub fn diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool
 /// scenarios' call counts: H2 (HTTP with SSE answers, 16 connections),
 /// whose streams cost what JSON answers do not (priming events, framing,
 /// keep-alive), H1A (E2's load on the default `Auto` response mode, which
-/// answers as JSON what is in before a keep-alive is due), and the lean
-/// reference under E1's and E2's loads (L1, L2), which the report sets
-/// beside E1 and E2. Their names start with `P-`.
+/// answers as JSON what is in before a keep-alive is due), S1's load
+/// (stdio, one call in flight: every call pays a whole turn of the
+/// runtime, its wake-up, read and write, which E1's 64 share) for mcpwire
+/// and the lean reference (S1, LS1), and the lean reference under E1's
+/// and E2's loads (L1, L2), which the report sets beside E1 and E2. Their
+/// names start with `P-`.
 pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand, bool, Load)> {
     let load = Load {
         concurrency: 16,
@@ -150,6 +153,24 @@ pub fn small_diagnostic_scenarios(bins: &Binaries) -> Vec<(String, ServerCommand
             ServerCommand::new(&bins.lean, &["--http", "127.0.0.1:0", "--threads", "1"]),
             true,
             load,
+        ),
+        (
+            "P-S1 stdio-1-200B".to_owned(),
+            ServerCommand::new(&bins.bench_server, &["--stdio", "--threads", "1"]),
+            false,
+            Load {
+                concurrency: 1,
+                ..load
+            },
+        ),
+        (
+            "P-LS1 lean stdio-1-200B".to_owned(),
+            ServerCommand::new(&bins.lean, &["--stdio"]),
+            false,
+            Load {
+                concurrency: 1,
+                ..load
+            },
         ),
         (
             LEAN_E1.to_owned(),

@@ -112,6 +112,35 @@ pub trait TransportSender: Send + 'static {
         core::future::ready(Ok(()))
     }
 
+    /// Feeds a packet as [`feed`](Self::feed) would, without a future,
+    /// when the transport can take it at once (it appends to a buffer that
+    /// [`poll_flush_fed`](Self::poll_flush_fed) writes out): `None` when
+    /// it took the packet, `Some` with the packet when it did not, which
+    /// then goes through `feed`. A writer that feeds its packets in
+    /// batches (a session's outbox) then keeps no future per batch.
+    ///
+    /// The default takes nothing. A transport that takes packets here
+    /// must write them in `poll_flush_fed`.
+    fn feed_now(&mut self, packet: Packet, related: Option<&RequestId>) -> Option<Packet> {
+        let _ = related;
+        Some(packet)
+    }
+
+    /// Writes what [`feed_now`](Self::feed_now) took, as
+    /// [`flush`](Self::flush) would, as a poll: `Ready` once it is handed
+    /// on, `Pending` (with the waker registered) while the channel is
+    /// full. An error breaks the sending half, as one of `flush` does.
+    ///
+    /// The default, for a transport whose `feed_now` takes nothing, has
+    /// nothing to write.
+    fn poll_flush_fed(
+        &mut self,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<Result<(), Self::Error>> {
+        let _ = cx;
+        core::task::Poll::Ready(Ok(()))
+    }
+
     /// Flushes and ends the sending direction.
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send;
 }

@@ -3,7 +3,7 @@
 use std::future::poll_fn;
 use std::io::IoSlice;
 use std::pin::Pin;
-use std::task::{Poll, ready};
+use std::task::{Context, Poll, ready};
 use std::{fmt, io};
 
 use bytes::Buf;
@@ -261,25 +261,31 @@ async fn write_all_queued<W: AsyncWrite + Unpin>(
     writer: &mut W,
     queue: &mut LineQueue,
 ) -> io::Result<()> {
-    poll_fn(|context| {
-        while queue.has_remaining() {
-            let outcome = if writer.is_write_vectored() {
-                let mut slices = [IoSlice::new(&[]); MAX_WRITE_SLICES];
-                let filled = queue.chunks_vectored(&mut slices);
-                ready!(Pin::new(&mut *writer).poll_write_vectored(context, &slices[..filled]))
-            } else {
-                ready!(Pin::new(&mut *writer).poll_write(context, queue.chunk()))
-            };
-            match outcome {
-                Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
-                Ok(written) => queue.advance(written),
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Poll::Ready(Err(error)),
-            }
+    poll_fn(|context| poll_write_all_queued(writer, queue, context)).await
+}
+
+/// [`write_all_queued`] as a poll.
+fn poll_write_all_queued<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    queue: &mut LineQueue,
+    context: &mut Context<'_>,
+) -> Poll<io::Result<()>> {
+    while queue.has_remaining() {
+        let outcome = if writer.is_write_vectored() {
+            let mut slices = [IoSlice::new(&[]); MAX_WRITE_SLICES];
+            let filled = queue.chunks_vectored(&mut slices);
+            ready!(Pin::new(&mut *writer).poll_write_vectored(context, &slices[..filled]))
+        } else {
+            ready!(Pin::new(&mut *writer).poll_write(context, queue.chunk()))
+        };
+        match outcome {
+            Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+            Ok(written) => queue.advance(written),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Poll::Ready(Err(error)),
         }
-        Poll::Ready(Ok(()))
-    })
-    .await
+    }
+    Poll::Ready(Ok(()))
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> {
@@ -310,9 +316,31 @@ impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> 
     }
 
     async fn flush(&mut self) -> Result<(), Error> {
-        self.write_queued().await?;
+        poll_fn(|cx| self.poll_flush_fed(cx)).await
+    }
+
+    /// Takes the packet as [`feed`](TransportSender::feed) does, unless
+    /// what is queued already fills `FEED_LIMIT` (then `feed` writes
+    /// first) or the sending side was closed (then `feed` reports it).
+    fn feed_now(&mut self, packet: Packet, _related: Option<&RequestId>) -> Option<Packet> {
+        let Some(writer) = &self.writer else {
+            return Some(packet);
+        };
+        if self.queue.len() >= FEED_LIMIT {
+            return Some(packet);
+        }
+        if writer.is_write_vectored() {
+            self.queue.push(packet);
+        } else {
+            self.queue.push_copied(&packet);
+        }
+        None
+    }
+
+    fn poll_flush_fed(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let writer = self.writer.as_mut().ok_or(Error::Closed)?;
-        writer.flush().await.map_err(Error::Write)
+        ready!(poll_write_all_queued(writer, &mut self.queue, cx)).map_err(Error::Write)?;
+        Pin::new(writer).poll_flush(cx).map_err(Error::Write)
     }
 
     async fn close(&mut self) -> Result<(), Error> {

@@ -17,6 +17,7 @@ mod garbage;
 mod gating;
 mod handshake;
 mod inflight;
+mod outbox;
 mod progress;
 mod stateless;
 mod timeouts;
