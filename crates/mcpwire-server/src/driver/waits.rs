@@ -60,6 +60,23 @@ pub(super) fn ready_now<F: Future>(future: F) -> Option<F::Output> {
     }
 }
 
+/// Whether `registered` (a clone of an earlier poll's waker) wakes the
+/// task `current` belongs to.
+///
+/// `Waker::will_wake` compares the data pointer and the vtable's address,
+/// and a clone of the waker tokio's `block_on` polls with (how a stdio
+/// server's driver runs) carries another copy of the same vtable: it never
+/// matched there, and every turn polled the timer and the command channel
+/// again (~600 instructions per call with one stdio call in flight). The
+/// same non-null data pointer is the same task for tokio's wakers (a
+/// task's header, `block_on`'s handle) and for every executor that points
+/// a waker at its task; a null one (`Waker::noop`, a static waker) says
+/// nothing, and only `will_wake` decides.
+fn wakes_the_same(registered: &std::task::Waker, current: &std::task::Waker) -> bool {
+    registered.will_wake(current)
+        || (!current.data().is_null() && registered.data() == current.data())
+}
+
 /// Completes when `timer` fires; pending without one.
 ///
 /// The driver turns about twice per request, and each turn would poll the
@@ -77,7 +94,7 @@ pub(super) fn fired<'a>(
         };
         let same_waker = registered
             .as_ref()
-            .is_some_and(|waker| waker.will_wake(cx.waker()));
+            .is_some_and(|waker| wakes_the_same(waker, cx.waker()));
         if same_waker && !timer.is_elapsed() {
             return Poll::Pending;
         }
@@ -116,7 +133,7 @@ pub(super) fn next_command(
         let same_waker = inbox
             .registered
             .as_ref()
-            .is_some_and(|waker| waker.will_wake(cx.waker()));
+            .is_some_and(|waker| wakes_the_same(waker, cx.waker()));
         if same_waker && inbox.receiver.is_empty() {
             return Poll::Pending;
         }
@@ -170,6 +187,44 @@ mod tests {
             matches!(received, Some(Some(Command::Progress { .. }))),
             "the command never woke the task"
         );
+    }
+
+    /// The waker `poll_fn` is polled with, and a clone of it.
+    async fn this_tasks_waker() -> std::task::Waker {
+        std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await
+    }
+
+    #[tokio::test]
+    async fn a_clone_of_the_waker_block_on_polls_with_wakes_the_same_task() {
+        // `#[tokio::test]` runs this body in `block_on`, as `run_stdio`
+        // runs a stdio server's driver.
+        let registered = this_tasks_waker().await;
+        std::future::poll_fn(|cx| {
+            assert!(wakes_the_same(&registered, cx.waker()));
+            Poll::Ready(())
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_waker_of_another_task_does_not_wake_this_one() {
+        let other = tokio::spawn(this_tasks_waker()).await.unwrap();
+        std::future::poll_fn(|cx| {
+            assert!(!wakes_the_same(&other, cx.waker()));
+            Poll::Ready(())
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_waker_that_wakes_nothing_is_not_this_tasks() {
+        let noop = std::task::Waker::noop();
+        std::future::poll_fn(|cx| {
+            assert!(!wakes_the_same(noop, cx.waker()));
+            assert!(!wakes_the_same(cx.waker(), noop));
+            Poll::Ready(())
+        })
+        .await;
     }
 
     #[tokio::test]
