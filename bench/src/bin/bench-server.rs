@@ -15,8 +15,8 @@
 //! `Host::run_stdio` (a current-thread runtime of its own; the suite's
 //! stdio rows run `stdio-server`, the same server without the HTTP half
 //! linked in);
-//! `--multi-thread` serves it on tokio's default multi-threaded runtime
-//! instead, as `#[tokio::main]` would. Over HTTP `--threads N` picks the
+//! `--multi-thread` serves it with `Host::serve_stdio` on tokio's default
+//! multi-threaded runtime instead, as a `#[tokio::main]` would. Over HTTP `--threads N` picks the
 //! runtime: 1 is a current-thread runtime (used under callgrind, where
 //! threads only add scheduling noise), otherwise a multi-thread runtime
 //! with N workers (default: one per core).
@@ -71,14 +71,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let outcome = runtime.block_on(async {
         match http {
             Some(address) => serve_http(server, &address, &args).await,
-            None => server
-                .serve(mcpwire_stdio::stdio())
-                .await
-                .map_err(Into::into),
+            None => server.serve_stdio().await.map_err(Into::into),
         }
     });
     // stdin is read on a blocking thread that cannot be interrupted: leave
-    // without waiting for it (see `mcpwire_stdio::stdio`).
+    // without waiting for it (see `stdio()` in `mcpwire-stdio`).
     runtime.shutdown_timeout(Duration::from_millis(10));
     outcome
 }

@@ -23,6 +23,13 @@ pub trait Host: sealed::Sealed {
     /// Serves this server on the process's own stdin and stdout until the
     /// client closes stdin (only protocol messages may reach stdout: log to
     /// stderr).
+    ///
+    /// On a multi-threaded runtime the session runs on a task of its own
+    /// (dropping this future stops it): `#[tokio::main]` polls its `main`
+    /// on a thread that is not one of the runtime's workers, and a session
+    /// served there would be handed every message by the worker that read
+    /// it (about 1.4 times the CPU per call with one call in flight,
+    /// measured in `docs/performance.md`).
     #[cfg(feature = "stdio")]
     #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
     fn serve_stdio(
@@ -93,7 +100,25 @@ impl Host for Server {
     // `block_on`) they could not be registered with its reactor and would
     // be read and written on blocking threads, a hand-off per message.
     async fn serve_stdio(&self) -> Result<(), mcpwire_server::ServeError> {
-        self.serve(mcpwire_stdio::stdio()).await
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        // A current-thread runtime polls this future on its one thread:
+        // a task of its own would only add its scheduling.
+        let current_thread = Handle::try_current()
+            .is_ok_and(|handle| handle.runtime_flavor() == RuntimeFlavor::CurrentThread);
+        if current_thread {
+            return self.serve(mcpwire_stdio::stdio()).await;
+        }
+        let server = self.clone();
+        let mut serving = AbortOnDrop(tokio::spawn(async move {
+            server.serve(mcpwire_stdio::stdio()).await
+        }));
+        match (&mut serving.0).await {
+            Ok(served) => served,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(mcpwire_server::ServeError::Runtime(std::io::Error::other(
+                error,
+            ))),
+        }
     }
 
     #[cfg(feature = "stdio")]
@@ -128,6 +153,18 @@ impl Host for Server {
     #[cfg(feature = "http-legacy")]
     fn into_legacy_sse_service(self, config: LegacyConfig) -> LegacySse {
         LegacySse::new(config, move |transport| self.spawn_session(transport))
+    }
+}
+
+/// A task stopped when its handle is dropped: the stdio session of a
+/// [`Host::serve_stdio`] future that was dropped.
+#[cfg(feature = "stdio")]
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+#[cfg(feature = "stdio")]
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
