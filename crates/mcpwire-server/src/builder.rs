@@ -11,7 +11,6 @@ use mcpwire_types::{
     ReadResourceResult, Resource, ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
     ToolsCapability,
 };
-use tokio::sync::broadcast;
 
 use crate::catalog::{Catalog, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::handler::{
@@ -474,12 +473,11 @@ impl ServerBuilder {
             Some(ring) => ring,
             None => crate::StateKeyRing::random().map_err(BuildError::StateKey)?,
         };
-        let (changes, _) = broadcast::channel(64);
         let server = Server {
             inner: Arc::new(Inner {
                 config: Arc::new(config),
                 catalog: RwLock::new(catalog),
-                changes,
+                changes: Arc::default(),
                 page_size: self.page_size,
                 drain_timeout: self.drain_timeout,
                 state_key,

@@ -20,11 +20,12 @@ use mcpwire_types::ResourceUpdatedNotificationParams;
 use mcpwire_types::methods::{
     ClientNotification, ClientRequest, ClientResult, ServerNotification, ServerResult,
 };
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::call::{Handling, Work};
+use crate::change_log::{ChangeCursor, Missed};
 use crate::context::{Command, SessionShared};
 use crate::listen::Listens;
 use crate::server::Change;
@@ -166,7 +167,7 @@ impl Server {
         // `async fn` would keep its argument beside what it was split into.
         let (sender, receiver) = transport.split();
         let mut serving = Serving {
-            changes: self.inner.changes.subscribe(),
+            changes: self.inner.changes.cursor(),
             driver: Driver::new(self.clone()),
             outbox: Outbox::new(sender),
             receiver,
@@ -190,7 +191,7 @@ struct Serving<S: TransportSender, R> {
     driver: Driver,
     outbox: Outbox<S>,
     receiver: R,
-    changes: broadcast::Receiver<Change>,
+    changes: ChangeCursor,
 }
 
 impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
@@ -334,7 +335,7 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                     }
                     command => driver.apply(command),
                 },
-                change = changes.recv() => driver.announce(change),
+                change = std::future::poll_fn(|cx| changes.poll_change(cx)) => driver.announce(change),
                 () = fired(&mut timer, &mut timer_waker), if timer_at.is_some() => {
                     // A fired timer stays ready until it is set again.
                     timer_at = None;
@@ -821,14 +822,14 @@ impl Driver {
     /// Tells this session's client about a change to the catalog: a
     /// handshake-era client once initialized (resource updates only if
     /// subscribed), and every open `subscriptions/listen` whose filter asks.
-    fn announce(&mut self, change: Result<Change, broadcast::error::RecvError>) {
+    fn announce(&mut self, change: Result<Change, Missed>) {
         let changes = match change {
             Ok(change) if change != Change::Missed => vec![change],
             // Missed some (here, or a change feed did): announce every list
             // and an update of every subscribed resource (harmless: clients
             // re-list and re-read), since a lost update would leave a
             // client with stale contents.
-            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
+            Ok(_) | Err(Missed) => {
                 let lists = [Change::Tools, Change::Prompts, Change::Resources];
                 let mut uris = std::collections::BTreeSet::new();
                 if let Some(rare) = &self.rare {
@@ -840,7 +841,6 @@ impl Driver {
                     .chain(uris.into_iter().map(Change::ResourceUpdated))
                     .collect()
             }
-            Err(broadcast::error::RecvError::Closed) => return,
         };
         for change in changes {
             if let Some(rare) = &self.rare {

@@ -48,6 +48,7 @@ mod builder;
 mod cache_hints;
 mod call;
 mod catalog;
+mod change_log;
 mod client_requests;
 mod context;
 pub mod cursor;

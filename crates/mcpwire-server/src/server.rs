@@ -8,7 +8,6 @@ use mcpwire_session::ServerConfig;
 use mcpwire_types::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, Tool,
 };
-use tokio::sync::broadcast;
 
 use crate::catalog::{Catalog, PromptEntry, ResourceEntry, ToolEntry};
 use crate::handler::{Arguments, PromptArguments, prompt_fn, resource_fn, tool_fn};
@@ -30,7 +29,7 @@ pub struct Server {
 pub(crate) struct Inner {
     pub(crate) config: Arc<ServerConfig>,
     pub(crate) catalog: RwLock<Catalog>,
-    pub(crate) changes: broadcast::Sender<Change>,
+    pub(crate) changes: Arc<crate::change_log::ChangeLog>,
     /// Shares this server's changes with other instances, and theirs with it.
     pub(crate) change_feed: Option<Arc<dyn crate::ChangeFeed>>,
     pub(crate) page_size: usize,
@@ -51,8 +50,7 @@ pub(crate) struct Inner {
 
 impl crate::ChangeReceiver for Inner {
     fn receive(&self, change: Change) {
-        // No receiver means no live session here: nobody to tell.
-        let _ = self.changes.send(change);
+        self.changes.announce(change);
     }
 }
 
@@ -128,8 +126,7 @@ impl Server {
         if let Some(feed) = &self.inner.change_feed {
             feed.publish(&change);
         }
-        // No receiver means no live session: nobody to tell.
-        let _ = self.inner.changes.send(change);
+        self.inner.changes.announce(change);
     }
 
     /// Adds a tool while serving; sessions get `notifications/tools/list_changed`.
