@@ -10,7 +10,7 @@
 //! turn under its lock (~450 instructions per call, over stdio and over
 //! HTTP alike).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
@@ -39,17 +39,12 @@ struct State {
     /// The last changes, the first of them numbered `first`.
     recent: VecDeque<Change>,
     first: u64,
-    /// Each cursor's slot: the waker of a session waiting for a change.
-    slots: Vec<Slot>,
-    /// Slots no cursor holds.
-    free: Vec<usize>,
-}
-
-enum Slot {
-    Free,
-    /// A cursor holds it, with no waker (none yet, or it was woken).
-    Idle,
-    Waiting(Waker),
+    /// The wakers of the sessions waiting for a change, by cursor; given
+    /// back as sessions end (`shrink_sparse`), so that a peak of sessions
+    /// is not held for ever.
+    waiting: HashMap<u64, Waker>,
+    /// The number the next cursor gets.
+    cursors: u64,
 }
 
 impl ChangeLog {
@@ -71,13 +66,8 @@ impl ChangeLog {
             }
             self.next
                 .store(state.first + state.recent.len() as u64, Ordering::Release);
-            for slot in &mut state.slots {
-                if matches!(slot, Slot::Waiting(_))
-                    && let Slot::Waiting(waker) = std::mem::replace(slot, Slot::Idle)
-                {
-                    woken.push(waker);
-                }
-            }
+            woken.extend(state.waiting.drain().map(|(_, waker)| waker));
+            mcpwire_store::shrink_sparse(&mut state.waiting);
         }
         // Outside the lock: a woken task may poll its cursor at once.
         woken.into_iter().for_each(Waker::wake);
@@ -86,20 +76,12 @@ impl ChangeLog {
     /// A cursor that reads the changes announced from now on.
     pub(crate) fn cursor(self: &Arc<Self>) -> ChangeCursor {
         let mut state = self.lock();
-        let slot = match state.free.pop() {
-            Some(slot) => {
-                state.slots[slot] = Slot::Idle;
-                slot
-            }
-            None => {
-                state.slots.push(Slot::Idle);
-                state.slots.len() - 1
-            }
-        };
+        let id = state.cursors;
+        state.cursors += 1;
         ChangeCursor {
             log: self.clone(),
             seen: state.first + state.recent.len() as u64,
-            slot,
+            id,
             registered: None,
         }
     }
@@ -110,9 +92,9 @@ pub(crate) struct ChangeCursor {
     log: Arc<ChangeLog>,
     /// The number of the next change this session reads.
     seen: u64,
-    /// Its slot in the log.
-    slot: usize,
-    /// The data pointer of the waker in its slot, while one is there.
+    /// Its number among the log's cursors.
+    id: u64,
+    /// The data pointer of the waker it registered, while it is there.
     registered: Option<usize>,
 }
 
@@ -147,10 +129,8 @@ impl ChangeCursor {
                 None => Poll::Ready(Err(Missed)),
             };
         }
-        if let Some(slot) = state.slots.get_mut(self.slot) {
-            *slot = Slot::Waiting(waker.clone());
-            self.registered = Some(waker.data() as usize);
-        }
+        state.waiting.insert(self.id, waker.clone());
+        self.registered = Some(waker.data() as usize);
         Poll::Pending
     }
 }
@@ -158,9 +138,8 @@ impl ChangeCursor {
 impl Drop for ChangeCursor {
     fn drop(&mut self) {
         let mut state = self.log.lock();
-        if let Some(slot) = state.slots.get_mut(self.slot) {
-            *slot = Slot::Free;
-            state.free.push(self.slot);
+        if state.waiting.remove(&self.id).is_some() {
+            mcpwire_store::shrink_sparse(&mut state.waiting);
         }
     }
 }
@@ -233,18 +212,19 @@ mod tests {
     }
 
     #[test]
-    fn a_dropped_cursors_slot_is_reused_and_not_woken_for_it() {
+    fn a_dropped_cursor_is_not_woken_and_its_sessions_peak_is_given_back() {
         let log = Arc::new(ChangeLog::default());
         let counting = Arc::new(Counting::default());
         let waker = Waker::from(counting.clone());
-        let mut first = log.cursor();
-        assert!(poll(&mut first, &waker).is_pending());
-        drop(first);
-        let second = log.cursor();
+        let mut cursors: Vec<ChangeCursor> = (0..1_000).map(|_| log.cursor()).collect();
+        for cursor in &mut cursors {
+            assert!(poll(cursor, &waker).is_pending());
+        }
+        assert!(log.lock().waiting.capacity() >= 1_000);
+        drop(cursors);
+        assert!(log.lock().waiting.capacity() < 100);
         log.announce(Change::Tools);
         assert_eq!(counting.0.load(Ordering::SeqCst), 0);
-        assert_eq!(log.lock().slots.len(), 1);
-        drop(second);
     }
 
     #[test]
