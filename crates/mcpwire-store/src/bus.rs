@@ -10,7 +10,7 @@ use bytes::Bytes;
 use futures_util::Stream;
 use mcpwire_jsonrpc::{ClassifyError, ErrorObject, ErrorResponse, Inbound, Message};
 
-use crate::{RequestIdentity, ResponseForm, SessionId, StoreFuture, StreamKey};
+use crate::{RequestIdentity, ResponseForm, SessionId, StoreError, StoreFuture, StreamKey};
 
 /// The messages clients POSTed to one session, in order, for its runtime.
 pub type Inbox = Pin<Box<dyn Stream<Item = Envelope> + Send>>;
@@ -303,6 +303,25 @@ pub trait MessageBus: Send + Sync + 'static {
     /// no connection is attached. A final event (a `last` message or
     /// `End`) also detaches the connection once delivered.
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool>;
+
+    /// [`MessageBus::publish`] for a bus that can offer the event without
+    /// a future (an in-memory bus whose connection has room in its
+    /// buffer): `Ok` with what `publish` would answer, or `Err` with the
+    /// event when it cannot, and the caller then calls `publish`. A
+    /// session then sends an answer with no future to box. The default
+    /// cannot.
+    ///
+    /// # Errors
+    ///
+    /// `Err(event)` when the event cannot be offered at once.
+    fn publish_now(
+        &self,
+        key: &StreamKey,
+        event: StreamEvent,
+    ) -> Result<Result<bool, StoreError>, StreamEvent> {
+        let _ = key;
+        Err(event)
+    }
 
     /// Ends the connection attached to a stream, if any; the stream itself
     /// goes on (its events are still logged).

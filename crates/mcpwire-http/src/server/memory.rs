@@ -345,7 +345,48 @@ impl MessageBus for MemoryBus {
         Some(self.attach(key, capacity))
     }
 
+    fn publish_now(
+        &self,
+        key: &StreamKey,
+        event: StreamEvent,
+    ) -> Result<Result<bool, StoreError>, StreamEvent> {
+        let fin = matches!(
+            event,
+            StreamEvent::Message { last: true, .. } | StreamEvent::End
+        );
+        let mut slots = lock(&self.slots);
+        let Some(streams) = slots.get_mut(&key.session).map(|slot| &mut slot.streams) else {
+            return Ok(Ok(false));
+        };
+        let Some(sender) = streams.get(key.stream) else {
+            return Ok(Ok(false));
+        };
+        // Room in the connection's buffer (the usual case): queued now.
+        match sender.try_send(event) {
+            Ok(()) => {
+                if fin {
+                    // The stream ends with this event: nothing can follow
+                    // it on this connection.
+                    streams.remove(key.stream);
+                }
+                Ok(Ok(true))
+            }
+            Err(TrySendError::Closed(_)) => {
+                // The connection is gone: forget it.
+                streams.remove(key.stream);
+                Ok(Ok(false))
+            }
+            Err(TrySendError::Full(event)) => Err(event),
+        }
+    }
+
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
+        let event = match self.publish_now(key, event) {
+            Ok(Ok(published)) => return answered(published),
+            Ok(Err(error)) => return Box::pin(std::future::ready(Err(error))),
+            Err(event) => event,
+        };
+        // The connection's buffer is full: wait for room.
         let fin = matches!(
             event,
             StreamEvent::Message { last: true, .. } | StreamEvent::End
@@ -353,27 +394,6 @@ impl MessageBus for MemoryBus {
         let mut slots = lock(&self.slots);
         let Some(streams) = slots.get_mut(&key.session).map(|slot| &mut slot.streams) else {
             return answered(false);
-        };
-        let Some(sender) = streams.get(key.stream) else {
-            return answered(false);
-        };
-        // Room in the connection's buffer (the usual case): queued now,
-        // answered at once.
-        let event = match sender.try_send(event) {
-            Ok(()) => {
-                if fin {
-                    // The stream ends with this event: nothing can follow
-                    // it on this connection.
-                    streams.remove(key.stream);
-                }
-                return answered(true);
-            }
-            Err(TrySendError::Closed(_)) => {
-                // The connection is gone: forget it.
-                streams.remove(key.stream);
-                return answered(false);
-            }
-            Err(TrySendError::Full(event)) => event,
         };
         let sender = if fin {
             // Taken out of the table now rather than looked up again once

@@ -5,11 +5,14 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures_util::{FutureExt, StreamExt};
 use hashbrown::hash_map::EntryRef;
-use mcpwire_jsonrpc::{ClassifyError, Inbound, Message, Packet, RequestId, TransportContext};
+use mcpwire_jsonrpc::{
+    BoxFuture, ClassifyError, Inbound, Message, Packet, RequestId, TransportContext,
+};
 use mcpwire_types::ProtocolVersion;
 
 use super::service::Shared;
@@ -346,6 +349,7 @@ pub(crate) fn session_halves(
         routing: routing.clone(),
         live: LiveTransport::new(shared),
         closed: false,
+        pending: None,
     };
     let inbox = SessionInbox {
         id,
@@ -389,6 +393,93 @@ pub(crate) struct SessionOutbox {
     routing: SharedRouting,
     live: LiveTransport,
     closed: bool,
+    /// What a send fed without waiting left to do.
+    pending: Option<Pending>,
+}
+
+/// What [`SessionOutbox::feed_now`] could not finish at once.
+enum Pending {
+    /// The part of the send that waits.
+    Rest(BoxFuture<'static, Result<(), TransportError>>),
+    /// The send failed; told at the next flush.
+    Failed(TransportError),
+}
+
+impl Pending {
+    async fn finish(self) -> Result<(), TransportError> {
+        match self {
+            Self::Rest(rest) => rest.await,
+            Self::Failed(error) => Err(error),
+        }
+    }
+}
+
+/// The part of a send that waits: the session's negotiated version stored,
+/// the event logged, then offered to the stream's connection (within the
+/// send timeout), and the session ended when its initialize failed.
+struct Rest {
+    id: SessionId,
+    shared: Arc<Shared>,
+    key: StreamKey,
+    version: Option<ProtocolVersion>,
+    logged: Option<StoredEvent>,
+    last: bool,
+    event: StreamEvent,
+    failed: bool,
+}
+
+impl Rest {
+    async fn send(self) -> Result<(), TransportError> {
+        let config = &self.shared.config;
+        let key = &self.key;
+        if let Some(version) = self.version {
+            config
+                .sessions
+                .set_version(&self.id, version)
+                .await
+                .map_err(TransportError::Store)?;
+        }
+        if let Some(event) = self.logged {
+            // The answer that ends a stream is logged and the log finished
+            // in one store call (one round trip for a store across the
+            // network).
+            let logged = if self.last {
+                config.events.append_last(key, event)
+            } else {
+                config.events.append(key, event)
+            };
+            logged.await.map_err(TransportError::Store)?;
+        }
+        let mut publish = config.bus.publish(key, self.event);
+        // An event usually finds room at once: the send timeout's timer is
+        // set only for one that has to wait.
+        let published = match (&mut publish).now_or_never() {
+            Some(published) => Ok(published),
+            None => tokio::time::timeout(config.send_timeout, publish).await,
+        };
+        match published {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => return Err(TransportError::Store(error)),
+            Err(_) => {
+                // Back-pressure policy: a connection that does not read
+                // within the send timeout is closed; the event stays logged
+                // and the client may resume from its last event id.
+                tracing::debug!(
+                    stream = key.stream,
+                    "closing a stream connection that does not read"
+                );
+                config
+                    .bus
+                    .detach(key)
+                    .await
+                    .map_err(TransportError::Store)?;
+            }
+        }
+        if self.failed {
+            self.shared.end_session(&self.id).await;
+        }
+        Ok(())
+    }
 }
 
 /// The elements of a POSTed message, one for a single message (or an
@@ -527,82 +618,125 @@ impl SessionOutbox {
         packet: Packet,
         related: Option<&RequestId>,
     ) -> Result<(), TransportError> {
+        if let Some(sent) = self.pending.take() {
+            sent.finish().await?;
+        }
+        match self.begin_send(&packet, related)? {
+            Some(rest) => rest.await,
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a packet as [`send`](Self::send) does, keeping what has to
+    /// wait (a store call, a full connection) for
+    /// [`poll_sent`](Self::poll_sent): `Err` with the packet back while
+    /// the session is closed or an earlier send still waits.
+    pub(crate) fn feed_now(
+        &mut self,
+        packet: Packet,
+        related: Option<&RequestId>,
+    ) -> Result<(), Packet> {
+        if self.closed || self.pending.is_some() {
+            return Err(packet);
+        }
+        self.pending = match self.begin_send(&packet, related) {
+            Ok(None) => None,
+            Ok(Some(rest)) => Some(Pending::Rest(rest)),
+            Err(error) => Some(Pending::Failed(error)),
+        };
+        Ok(())
+    }
+
+    /// Finishes what [`feed_now`](Self::feed_now) left waiting.
+    pub(crate) fn poll_sent(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), TransportError>> {
+        let outcome = match &mut self.pending {
+            None => return Poll::Ready(Ok(())),
+            Some(Pending::Rest(rest)) => std::task::ready!(rest.as_mut().poll(cx)),
+            Some(Pending::Failed(_)) => Ok(()),
+        };
+        match self.pending.take() {
+            Some(Pending::Failed(error)) => Poll::Ready(Err(error)),
+            _ => Poll::Ready(outcome),
+        }
+    }
+
+    /// Routes a packet and hands it on as far as that goes without
+    /// waiting: `None` when it was handed on whole (an answer sent as
+    /// JSON, or on an unlogged stream, whose connection has room), or the
+    /// rest to await (the session's version stored, the event logged, a
+    /// full connection, the end of a session whose initialize failed).
+    fn begin_send(
+        &mut self,
+        packet: &Packet,
+        related: Option<&RequestId>,
+    ) -> Result<Option<BoxFuture<'static, Result<(), TransportError>>>, TransportError> {
         if self.closed {
             return Err(TransportError::Closed);
         }
-        let Some(plan) = lock(&self.routing).plan(&packet, related) else {
+        let Some(plan) = lock(&self.routing).plan(packet, related) else {
             tracing::debug!("dropping an answer that no stream awaits");
-            return Ok(());
+            return Ok(None);
         };
         let shared = self.shared().clone();
-        let config = &shared.config;
         let key = StreamKey::new(self.id.clone(), plan.stream);
         let data = Bytes::from(packet.to_vec());
-        if let Some(Handshake::Negotiated(Some(version))) = plan.initialize {
-            config
-                .sessions
-                .set_version(&self.id, version)
-                .await
-                .map_err(TransportError::Store)?;
+        let version = match plan.initialize {
+            Some(Handshake::Negotiated(Some(version))) => Some(version),
+            _ => None,
+        };
+        // A failed initialize leaves a session nobody can use: it ends
+        // once its answer is out.
+        let failed = plan.initialize == Some(Handshake::Failed);
+        if failed {
+            self.closed = true;
         }
-        if !plan.answers_only && !plan.unlogged {
-            let event = StoredEvent {
-                seq: plan.seq,
-                data: data.clone(),
-            };
-            // The answer that ends a stream is logged and the log finished
-            // in one store call (one round trip for a store across the
-            // network).
-            let logged = if plan.last {
-                config.events.append_last(&key, event)
-            } else {
-                config.events.append(&key, event)
-            };
-            logged.await.map_err(TransportError::Store)?;
-        }
-        let event = StreamEvent::Message {
+        let logged = (!plan.answers_only && !plan.unlogged).then(|| StoredEvent {
+            seq: plan.seq,
+            data: data.clone(),
+        });
+        let mut event = StreamEvent::Message {
             seq: plan.seq,
             data,
             last: plan.last,
         };
-        let mut publish = config.bus.publish(&key, event);
-        // An event usually finds room at once: the send timeout's timer is
-        // set only for one that has to wait.
-        let published = match (&mut publish).now_or_never() {
-            Some(published) => Ok(published),
-            None => tokio::time::timeout(config.send_timeout, publish).await,
-        };
-        match published {
-            Ok(Ok(_)) => {}
-            Ok(Err(error)) => return Err(TransportError::Store(error)),
-            Err(_) => {
-                // Back-pressure policy: a connection that does not read
-                // within the send timeout is closed; the event stays logged
-                // and the client may resume from its last event id.
-                tracing::debug!(
-                    stream = plan.stream,
-                    "closing a stream connection that does not read"
-                );
-                config
-                    .bus
-                    .detach(&key)
-                    .await
-                    .map_err(TransportError::Store)?;
+        if version.is_none() && logged.is_none() {
+            match shared.config.bus.publish_now(&key, event) {
+                Ok(Ok(_)) if !failed => return Ok(None),
+                Ok(Ok(_)) => {
+                    let id = self.id.clone();
+                    return Ok(Some(Box::pin(async move {
+                        shared.end_session(&id).await;
+                        Ok(())
+                    })));
+                }
+                Ok(Err(error)) => return Err(TransportError::Store(error)),
+                Err(unsent) => event = unsent,
             }
         }
-        if plan.initialize == Some(Handshake::Failed) {
-            // A failed initialize leaves a session nobody can use.
-            self.close().await?;
-        }
-        Ok(())
+        let rest = Rest {
+            id: self.id.clone(),
+            shared,
+            key,
+            version,
+            logged,
+            last: plan.last,
+            event,
+            failed,
+        };
+        Ok(Some(Box::pin(rest.send())))
     }
 
     /// Ends the session.
     pub(crate) async fn close(&mut self) -> Result<(), TransportError> {
         self.closed = true;
+        // What was fed goes out first.
+        let sent = match self.pending.take() {
+            Some(pending) => pending.finish().await,
+            None => Ok(()),
+        };
         let shared = self.shared().clone();
         shared.end_session(&self.id).await;
-        Ok(())
+        sent
     }
 }
 

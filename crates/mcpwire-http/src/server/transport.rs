@@ -204,6 +204,26 @@ impl TransportSender for SessionSender {
         }
     }
 
+    /// Routes an answer and hands it to its stream's connection without a
+    /// future when nothing of it waits (see `SessionOutbox::feed_now`);
+    /// what waits is finished by `poll_flush_fed`.
+    fn feed_now(&mut self, packet: Packet, related: Option<&RequestId>) -> Option<Packet> {
+        match &mut self.inner {
+            SenderInner::Session(outbox) => outbox.feed_now(packet, related).err(),
+            SenderInner::Request(_) => Some(packet),
+        }
+    }
+
+    fn poll_flush_fed(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), TransportError>> {
+        match &mut self.inner {
+            SenderInner::Session(outbox) => outbox.poll_sent(cx),
+            SenderInner::Request(_) => std::task::Poll::Ready(Ok(())),
+        }
+    }
+
     async fn close(&mut self) -> Result<(), TransportError> {
         match &mut self.inner {
             SenderInner::Session(outbox) => outbox.close().await,
