@@ -159,6 +159,17 @@ pub trait TransportReceiver: Send + 'static {
     /// `None` and `Err` mean and for cancel safety.
     fn recv(&mut self) -> impl Future<Output = Option<Result<Inbound, Self::Error>>> + Send;
 
+    /// Whether a [`recv`](Self::recv) now might complete without waiting:
+    /// `false` when the transport holds no packet and its channel had
+    /// nothing more at its last read. A runtime that takes the packets
+    /// already there in a row asks before each further `recv`, and waits
+    /// with its other work instead when it is `false` (one futile poll of
+    /// the channel fewer per wake-up). Only a hint: `recv` keeps its
+    /// contract whatever this says. The default is `true`.
+    fn may_have_more(&self) -> bool {
+        true
+    }
+
     /// What the transport knows about the request `id` of the packet
     /// [`recv`](Self::recv) just yielded, beyond the message itself: on
     /// Streamable HTTP, the HTTP request's `http::Extensions`, where an

@@ -319,7 +319,11 @@ impl<S: TransportSender, R: TransportReceiver> Serving<S, R> {
                             }
                         }
                         taken += 1;
-                        if draining.is_none() && taken < READ_BATCH && room(outbox) {
+                        if draining.is_none()
+                            && taken < READ_BATCH
+                            && room(outbox)
+                            && receiver.may_have_more()
+                        {
                             next = ready_now(receiver.recv());
                         }
                     }

@@ -42,6 +42,9 @@ pub(crate) struct ReadBuffer {
     /// How many bytes the last decoded line took, line ending included: a
     /// guess at how much room the next one needs.
     last_line: usize,
+    /// Whether the last read took less than the room it was offered: the
+    /// reader had nothing more at that moment.
+    short_read: bool,
 }
 
 impl ReadBuffer {
@@ -101,7 +104,15 @@ impl ReadBuffer {
         max_line_length: usize,
     ) -> std::io::Result<usize> {
         let limit = self.make_room(max_line_length);
-        reader.read_buf(&mut (&mut self.bytes).limit(limit)).await
+        let read = reader.read_buf(&mut (&mut self.bytes).limit(limit)).await?;
+        self.short_read = read < limit;
+        Ok(read)
+    }
+
+    /// Whether the last read took less than it could: what the reader had
+    /// then is all in the buffer.
+    pub(crate) fn short_read(&self) -> bool {
+        self.short_read
     }
 
     /// Moves the unfinished line to the front when that is cheap or will be

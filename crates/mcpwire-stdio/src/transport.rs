@@ -386,6 +386,15 @@ impl<R: AsyncRead + Unpin + Send + 'static> TransportReceiver for StdioReceiver<
             }
         }
     }
+
+    /// `false` once every buffered line was taken and the last read was
+    /// short: the pipe had nothing more then, and what came since is known
+    /// only after the runtime's reactor has run (tokio clears a pipe's
+    /// readiness after a short read), so a `recv` now would only find that
+    /// out again.
+    fn may_have_more(&self) -> bool {
+        self.reader_done || self.read_buffer.len() > 0 || !self.read_buffer.short_read()
+    }
 }
 
 #[cfg(test)]
@@ -397,6 +406,45 @@ mod tests {
 
     use super::*;
     use crate::read_buffer::READ_CHUNK;
+
+    #[tokio::test]
+    async fn a_receiver_says_it_may_have_more_until_its_lines_are_taken_after_a_short_read() {
+        let (reader, mut peer) = duplex(64 * 1024);
+        let (writer, _unused) = duplex(64);
+        let (_, mut receiver) = StdioTransport::new(reader, writer).split();
+        let ping = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        assert!(receiver.may_have_more(), "nothing was read yet");
+        peer.write_all(format!("{}{}", ping(1), ping(2)).as_bytes())
+            .await
+            .unwrap();
+        // Generous bounds: the lines are written before the reads.
+        let first = timeout(Duration::from_secs(5), receiver.recv())
+            .await
+            .unwrap();
+        assert!(matches!(first, Some(Ok(Inbound::Single(_)))));
+        assert!(receiver.may_have_more(), "the second line is buffered");
+        let second = timeout(Duration::from_secs(5), receiver.recv())
+            .await
+            .unwrap();
+        assert!(matches!(second, Some(Ok(Inbound::Single(_)))));
+        assert!(
+            !receiver.may_have_more(),
+            "both lines came in one short read"
+        );
+        // Only a hint: a line written since is still received.
+        peer.write_all(ping(3).as_bytes()).await.unwrap();
+        let third = timeout(Duration::from_secs(5), receiver.recv())
+            .await
+            .unwrap();
+        assert!(matches!(third, Some(Ok(Inbound::Single(_)))));
+        // The end of input is there to take at once.
+        drop(peer);
+        let end = timeout(Duration::from_secs(5), receiver.recv())
+            .await
+            .unwrap();
+        assert!(end.is_none());
+        assert!(receiver.may_have_more());
+    }
 
     #[tokio::test]
     async fn the_read_buffer_stays_bounded_while_an_overlong_line_streams_in() {
