@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::small_queue::SmallQueue;
-use crate::{EventStore, Replay, SessionId, StoreFuture, StoredEvent, StreamKey};
+use crate::{EventStore, Replay, SessionId, StoreError, StoreFuture, StoredEvent, StreamKey};
 
 /// A keyed hash cheaper than SipHash, for tables looked up on every request.
 type FastHash = ahash::RandomState;
@@ -386,6 +386,16 @@ impl EventStore for MemoryEventStore {
         crate::done()
     }
 
+    fn append_now(
+        &self,
+        key: &StreamKey,
+        event: StoredEvent,
+        last: bool,
+    ) -> Result<Result<(), StoreError>, StoredEvent> {
+        lock(&self.logs).append(key, event, self.limits, last);
+        Ok(Ok(()))
+    }
+
     fn replay(&self, key: &StreamKey, after: Option<u64>) -> StoreFuture<'_, Option<Replay>> {
         let replay =
             lock(&self.logs)
@@ -514,6 +524,12 @@ mod tests {
     async fn event_store_append_last_appends_and_finishes() {
         let store = MemoryEventStore::new();
         store_contract::event_store_append_last_appends_and_finishes(&store).await;
+    }
+
+    #[tokio::test]
+    async fn event_store_append_now_logs_as_append_and_append_last_do() {
+        let store = MemoryEventStore::new();
+        store_contract::event_store_append_now_logs_as_append_and_append_last_do(&store).await;
     }
 
     #[tokio::test]

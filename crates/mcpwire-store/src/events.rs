@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 
-use crate::{SessionId, StoreFuture};
+use crate::{SessionId, StoreError, StoreFuture};
 
 /// Names one stream of one session.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -84,6 +84,26 @@ pub trait EventStore: Send + Sync + 'static {
             self.append(&key, event).await?;
             self.finish(&key).await
         })
+    }
+
+    /// [`append`](Self::append) (or, with `last`,
+    /// [`append_last`](Self::append_last)) for a store that can do it
+    /// without a future (an in-memory store): `Ok` with what the call
+    /// would answer, or `Err` with the event when it cannot, and the
+    /// caller then makes the call. A session then logs an answer with no
+    /// future to box. The default cannot.
+    ///
+    /// # Errors
+    ///
+    /// `Err(event)` when the event cannot be appended at once.
+    fn append_now(
+        &self,
+        key: &StreamKey,
+        event: StoredEvent,
+        last: bool,
+    ) -> Result<Result<(), StoreError>, StoredEvent> {
+        let _ = (key, last);
+        Err(event)
     }
 
     /// The events after `after`, or after the stream's delivery mark when

@@ -366,6 +366,39 @@ pub async fn event_store_append_last_appends_and_finishes(store: &dyn EventStore
     ok(store.remove_session(&s).await, "remove_session");
 }
 
+/// Checks that `append_now`, when the store takes the event at once, does
+/// what `append` (or, for a last event, `append_last`) does; a store that
+/// gives the event back passes through those calls.
+///
+/// # Panics
+///
+/// When the store breaks one of these rules or one of its calls fails.
+pub async fn event_store_append_now_logs_as_append_and_append_last_do(store: &dyn EventStore) {
+    let s = session("contract-append-now");
+    ok(store.create_session(&s).await, "create_session");
+    let key = StreamKey::new(s.clone(), 1);
+    for (seq, last) in [(1, false), (2, true)] {
+        let appended = match store.append_now(&key, event(seq), last) {
+            Ok(appended) => appended,
+            Err(event) if last => store.append_last(&key, event).await,
+            Err(event) => store.append(&key, event).await,
+        };
+        ok(appended, "append_now");
+    }
+    let replay = ok(store.replay(&key, Some(0)).await, "replay")
+        .expect("store contract: append_now opens a stream never opened");
+    expect_eq(
+        replay.events,
+        vec![event(1), event(2)],
+        "append_now logs in order",
+    );
+    assert!(
+        replay.finished,
+        "store contract: append_now of a last event finishes the stream"
+    );
+    ok(store.remove_session(&s).await, "remove_session");
+}
+
 /// Checks that replaying the standalone stream (stream 0) without an
 /// event id starts after the highest delivery mark, which never moves back.
 ///

@@ -699,6 +699,17 @@ impl SessionOutbox {
             data,
             last: plan.last,
         };
+        let mut logged = logged;
+        if version.is_none()
+            && let Some(event) = logged.take()
+        {
+            // Logged at once when the store can (the in-memory one).
+            match shared.config.events.append_now(&key, event, plan.last) {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => return Err(TransportError::Store(error)),
+                Err(unlogged) => logged = Some(unlogged),
+            }
+        }
         if version.is_none() && logged.is_none() {
             match shared.config.bus.publish_now(&key, event) {
                 Ok(Ok(_)) if !failed => return Ok(None),

@@ -49,6 +49,13 @@ async fn event_store_append_last_appends_and_finishes() {
 }
 
 #[tokio::test]
+async fn event_store_append_now_logs_as_append_and_append_last_do() {
+    let redis = RedisServer::start();
+    let store = RedisStores::connect(redis.config()).await.unwrap().events;
+    store_contract::event_store_append_now_logs_as_append_and_append_last_do(&*store).await;
+}
+
+#[tokio::test]
 async fn event_store_retention_is_bounded_per_stream_and_per_session() {
     let redis = RedisServer::start();
     let config = redis.config().retention(3, 5);
