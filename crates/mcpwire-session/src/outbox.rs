@@ -10,7 +10,7 @@
 //! ([`TransportSender::feed_now`], as stdio's line buffer does) is fed and
 //! flushed by polls, with no future per batch: one allocation and the
 //! moves of the sending half into and out of a future fewer for every
-//! answer a session sends alone (about 1,000 instructions per call with
+//! answer a session sends alone (about 700 instructions per call with
 //! one stdio call in flight). Other transports go through a boxed future
 //! of their `feed` and `flush`.
 //!

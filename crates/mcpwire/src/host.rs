@@ -101,11 +101,15 @@ impl Host for Server {
     // be read and written on blocking threads, a hand-off per message.
     async fn serve_stdio(&self) -> Result<(), mcpwire_server::ServeError> {
         use tokio::runtime::{Handle, RuntimeFlavor};
-        // A current-thread runtime polls this future on its one thread:
-        // a task of its own would only add its scheduling.
-        let current_thread = Handle::try_current()
-            .is_ok_and(|handle| handle.runtime_flavor() == RuntimeFlavor::CurrentThread);
-        if current_thread {
+        let in_place = match Handle::try_current() {
+            // A current-thread runtime polls this future on its one
+            // thread: a task of its own would only add its scheduling.
+            Ok(handle) => handle.runtime_flavor() == RuntimeFlavor::CurrentThread,
+            // Outside any runtime nothing can be spawned: served (and
+            // failing) as before.
+            Err(_) => true,
+        };
+        if in_place {
             return self.serve(mcpwire_stdio::stdio()).await;
         }
         let server = self.clone();
