@@ -3,7 +3,8 @@
 //! while it believes itself registered must be tested against one.
 
 use core::future::Future;
-use core::task::Context;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 use std::time::Duration;
 
 /// Spends the calling task's cooperative budget, so that tokio's next
@@ -18,6 +19,25 @@ pub fn spend_budget(cx: &mut Context<'_>) {
         spending.poll(cx).is_pending()
     });
     assert!(spent, "the cooperative budget never ran out");
+}
+
+/// Polls `future` once in a task poll whose cooperative budget is spent
+/// (see [`spend_budget`]), and checks that it is pending: the poll a test
+/// of a registration that must survive a refused poll starts with.
+///
+/// # Panics
+///
+/// When `future` is ready at that poll, or the budget never runs out.
+pub async fn poll_refused_by_the_budget<F: Future + ?Sized>(mut future: Pin<&mut F>) {
+    core::future::poll_fn(|cx| {
+        spend_budget(cx);
+        assert!(
+            future.as_mut().poll(cx).is_pending(),
+            "the future was ready at the poll the budget refused"
+        );
+        Poll::Ready(())
+    })
+    .await;
 }
 
 /// The output of `future` if it ends before 5 s have passed, `None`

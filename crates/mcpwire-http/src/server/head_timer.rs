@@ -166,15 +166,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_poll_refused_by_the_cooperative_budget_registers_at_the_next_poll() {
-        use mcpwire_test::coop::{spend_budget, woken_within};
+        use mcpwire_test::coop::{poll_refused_by_the_budget, woken_within};
         let timer = HeadTimer::default();
         let mut sleep = timer.sleep(Duration::from_millis(20));
-        core::future::poll_fn(|cx| {
-            spend_budget(cx);
-            assert!(sleep.as_mut().poll(cx).is_pending());
-            Poll::Ready(())
-        })
-        .await;
+        poll_refused_by_the_budget(sleep.as_mut()).await;
         // Generous: the deadline is 20 ms on.
         assert!(
             woken_within(sleep).await.is_some(),

@@ -571,7 +571,7 @@ mod tests {
     use core::future::IntoFuture as _;
     use std::sync::atomic::AtomicUsize;
 
-    use mcpwire_test::coop::{spend_budget, woken_within};
+    use mcpwire_test::coop::{poll_refused_by_the_budget, woken_within};
 
     use bytes::Bytes;
     use http_body_util::{BodyExt as _, Empty, Full};
@@ -656,12 +656,7 @@ mod tests {
     async fn a_stop_poll_refused_by_the_cooperative_budget_registers_at_the_next_poll() {
         let (stop_tx, mut stop) = watch::channel(false);
         let mut waiting = core::pin::pin!(stopped(&mut stop));
-        core::future::poll_fn(|cx| {
-            spend_budget(cx);
-            assert!(waiting.as_mut().poll(cx).is_pending());
-            Poll::Ready(())
-        })
-        .await;
+        poll_refused_by_the_budget(waiting.as_mut()).await;
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
             let _ = stop_tx.send(true);

@@ -150,7 +150,7 @@ mod tests {
     use std::time::Duration;
 
     use mcpwire_jsonrpc::RequestId;
-    use mcpwire_test::coop::{spend_budget, woken_within};
+    use mcpwire_test::coop::{poll_refused_by_the_budget, woken_within};
 
     use super::*;
 
@@ -171,12 +171,7 @@ mod tests {
             registered: None,
         });
         let mut waiting = std::pin::pin!(next_command(&mut inbox));
-        std::future::poll_fn(|cx| {
-            spend_budget(cx);
-            assert!(waiting.as_mut().poll(cx).is_pending());
-            Poll::Ready(())
-        })
-        .await;
+        poll_refused_by_the_budget(waiting.as_mut()).await;
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
             let _ = sender.send(progress()).await;
@@ -232,12 +227,7 @@ mod tests {
         let mut timer = Some(Box::pin(tokio::time::sleep(Duration::from_millis(20))));
         let mut registered = None;
         let mut waiting = std::pin::pin!(fired(&mut timer, &mut registered));
-        std::future::poll_fn(|cx| {
-            spend_budget(cx);
-            assert!(waiting.as_mut().poll(cx).is_pending());
-            Poll::Ready(())
-        })
-        .await;
+        poll_refused_by_the_budget(waiting.as_mut()).await;
         // Generous: the timer fires 20 ms on.
         let fired = woken_within(waiting).await;
         assert!(fired.is_some(), "the timer never woke the task");
