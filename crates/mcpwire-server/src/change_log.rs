@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
+use crate::driver::waits::task_of;
 use crate::server::Change;
 
 /// How many changes are kept for sessions that have not read them yet: a
@@ -94,7 +95,8 @@ pub(crate) struct ChangeCursor {
     seen: u64,
     /// Its number among the log's cursors.
     id: u64,
-    /// The data pointer of the waker it registered, while it is there.
+    /// The task of the waker it registered ([`task_of`]), while it is
+    /// there.
     registered: Option<usize>,
 }
 
@@ -103,9 +105,9 @@ impl ChangeCursor {
     /// session read them, or pending (with the task's waker registered).
     pub(crate) fn poll_change(&mut self, cx: &mut Context<'_>) -> Poll<Result<Change, Missed>> {
         let waker = cx.waker();
-        // The waker's data pointer names its task (see `driver::waits`):
-        // the same one needs no new registration.
-        let same_task = !waker.data().is_null() && self.registered == Some(waker.data() as usize);
+        // The same task needs no new registration.
+        let task = task_of(waker);
+        let same_task = task.is_some() && self.registered == task;
         if same_task && self.log.next.load(Ordering::Acquire) == self.seen {
             return Poll::Pending;
         }
@@ -130,7 +132,7 @@ impl ChangeCursor {
             };
         }
         state.waiting.insert(self.id, waker.clone());
-        self.registered = Some(waker.data() as usize);
+        self.registered = task;
         Poll::Pending
     }
 }

@@ -34,7 +34,7 @@ use crate::{Context, PeerRequestError, ServeError, Server};
 use mcpwire_session::CancelHandle;
 use mcpwire_session::Outbox;
 
-mod waits;
+pub(crate) mod waits;
 use waits::{CommandInbox, QuietWatch, fired, next_command, ready_now};
 
 /// How many handler messages may queue before handlers wait (back-pressure).

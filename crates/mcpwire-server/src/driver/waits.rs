@@ -60,6 +60,18 @@ pub(super) fn ready_now<F: Future>(future: F) -> Option<F::Output> {
     }
 }
 
+/// The task `waker` wakes, named by its data pointer; `None` for a waker
+/// with no data (`Waker::noop`, a static waker), which names none.
+///
+/// The same non-null data pointer is the same task for tokio's wakers (a
+/// task's header, `block_on`'s handle) and for every executor that points
+/// a waker at its task (see [`wakes_the_same`] for why `will_wake` is not
+/// enough).
+pub(crate) fn task_of(waker: &std::task::Waker) -> Option<usize> {
+    let data = waker.data();
+    (!data.is_null()).then_some(data as usize)
+}
+
 /// Whether `registered` (a clone of an earlier poll's waker) wakes the
 /// task `current` belongs to.
 ///
@@ -67,14 +79,12 @@ pub(super) fn ready_now<F: Future>(future: F) -> Option<F::Output> {
 /// and a clone of the waker tokio's `block_on` polls with (how a stdio
 /// server's driver runs) carries another copy of the same vtable: it never
 /// matched there, and every turn polled the timer and the command channel
-/// again (~600 instructions per call with one stdio call in flight). The
-/// same non-null data pointer is the same task for tokio's wakers (a
-/// task's header, `block_on`'s handle) and for every executor that points
-/// a waker at its task; a null one (`Waker::noop`, a static waker) says
+/// again (~600 instructions per call with one stdio call in flight). So
+/// the same task ([`task_of`]) counts too; a waker without data says
 /// nothing, and only `will_wake` decides.
 fn wakes_the_same(registered: &std::task::Waker, current: &std::task::Waker) -> bool {
     registered.will_wake(current)
-        || (!current.data().is_null() && registered.data() == current.data())
+        || task_of(current).is_some_and(|task| task_of(registered) == Some(task))
 }
 
 /// Completes when `timer` fires; pending without one.
