@@ -677,7 +677,6 @@ impl SessionOutbox {
             tracing::debug!("dropping an answer that no stream awaits");
             return Ok(None);
         };
-        let shared = self.shared().clone();
         let key = StreamKey::new(self.id.clone(), plan.stream);
         let data = Bytes::from(packet.to_vec());
         let version = match plan.initialize {
@@ -690,7 +689,7 @@ impl SessionOutbox {
         if failed {
             self.closed = true;
         }
-        let logged = (!plan.answers_only && !plan.unlogged).then(|| StoredEvent {
+        let mut logged = (!plan.answers_only && !plan.unlogged).then(|| StoredEvent {
             seq: plan.seq,
             data: data.clone(),
         });
@@ -699,34 +698,34 @@ impl SessionOutbox {
             data,
             last: plan.last,
         };
-        let mut logged = logged;
-        if version.is_none()
-            && let Some(event) = logged.take()
-        {
-            // Logged at once when the store can (the in-memory one).
-            match shared.config.events.append_now(&key, event, plan.last) {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => return Err(TransportError::Store(error)),
-                Err(unlogged) => logged = Some(unlogged),
-            }
-        }
-        if version.is_none() && logged.is_none() {
-            match shared.config.bus.publish_now(&key, event) {
-                Ok(Ok(_)) if !failed => return Ok(None),
-                Ok(Ok(_)) => {
-                    let id = self.id.clone();
-                    return Ok(Some(Box::pin(async move {
-                        shared.end_session(&id).await;
-                        Ok(())
-                    })));
+        if version.is_none() {
+            let config = &self.shared().config;
+            if let Some(event) = logged.take() {
+                // Logged at once when the store can (the in-memory one).
+                match config.events.append_now(&key, event, plan.last) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => return Err(TransportError::Store(error)),
+                    Err(unlogged) => logged = Some(unlogged),
                 }
-                Ok(Err(error)) => return Err(TransportError::Store(error)),
-                Err(unsent) => event = unsent,
+            }
+            if logged.is_none() {
+                match config.bus.publish_now(&key, event) {
+                    Ok(Ok(_)) if !failed => return Ok(None),
+                    Ok(Ok(_)) => {
+                        let (shared, id) = (self.shared().clone(), self.id.clone());
+                        return Ok(Some(Box::pin(async move {
+                            shared.end_session(&id).await;
+                            Ok(())
+                        })));
+                    }
+                    Ok(Err(error)) => return Err(TransportError::Store(error)),
+                    Err(unsent) => event = unsent,
+                }
             }
         }
         let rest = Rest {
             id: self.id.clone(),
-            shared,
+            shared: self.shared().clone(),
             key,
             version,
             logged,
