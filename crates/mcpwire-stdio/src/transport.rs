@@ -251,6 +251,18 @@ impl<W: AsyncWrite + Unpin + Send + 'static> StdioSender<W> {
     }
 }
 
+/// Queues `packet`'s line for `writer`. Without vectored writes, a
+/// payload queued apart from its envelope would take three writes
+/// (through tokio's blocking pool for a terminal or a file): a copy costs
+/// less there.
+fn queue_packet<W: AsyncWrite>(queue: &mut LineQueue, writer: &W, packet: Packet) {
+    if writer.is_write_vectored() {
+        queue.push(packet);
+    } else {
+        queue.push_copied(&packet);
+    }
+}
+
 /// Writes all of `queue`, as many of its chunks per system call as the
 /// writer takes when it supports vectored writes (tokio's `write_all_buf`
 /// does so only from tokio 1.40 on), one chunk at a time otherwise.
@@ -301,14 +313,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> 
     /// `FEED_LIMIT` (64 KiB) bytes, so that feeding never buffers without bound.
     async fn feed(&mut self, packet: Packet, _related: Option<&RequestId>) -> Result<(), Error> {
         let writer = self.writer.as_ref().ok_or(Error::Closed)?;
-        // Without vectored writes, a payload queued apart from its
-        // envelope would take three writes (through tokio's blocking pool
-        // for a terminal or a file): a copy costs less there.
-        if writer.is_write_vectored() {
-            self.queue.push(packet);
-        } else {
-            self.queue.push_copied(&packet);
-        }
+        queue_packet(&mut self.queue, writer, packet);
         if self.queue.len() >= FEED_LIMIT {
             self.write_queued().await?;
         }
@@ -329,11 +334,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> TransportSender for StdioSender<W> 
         if self.queue.len() >= FEED_LIMIT {
             return Some(packet);
         }
-        if writer.is_write_vectored() {
-            self.queue.push(packet);
-        } else {
-            self.queue.push_copied(&packet);
-        }
+        queue_packet(&mut self.queue, writer, packet);
         None
     }
 
