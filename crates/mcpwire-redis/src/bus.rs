@@ -460,6 +460,46 @@ impl Inner {
         self.send_frame(self.channel(owner), &frame).await
     }
 
+    /// `MessageBus::publish_now`: an event for a connection attached here,
+    /// with room in its buffer, is queued at once, and so is the end of a
+    /// stream whose connection has no route to drop (an answer sent as
+    /// JSON, or a stream never announced). Anything that needs Redis (a
+    /// connection elsewhere, a route to delete) or waits for room is given
+    /// back for `publish`.
+    fn publish_now(
+        &self,
+        key: &StreamKey,
+        event: StreamEvent,
+    ) -> Result<Result<bool, StoreError>, StreamEvent> {
+        let fin = matches!(
+            event,
+            StreamEvent::Message { last: true, .. } | StreamEvent::End
+        );
+        let slot = (key.session.clone(), key.stream);
+        let mut local = lock(&self.local);
+        let Some(connection) = local.connections.get(&slot) else {
+            return Err(event);
+        };
+        if connection.announced && fin {
+            return Err(event);
+        }
+        match connection.sender.try_send(event) {
+            Ok(()) => {
+                if fin {
+                    local.connections.remove(&slot);
+                }
+                Ok(Ok(true))
+            }
+            Err(mpsc::error::TrySendError::Closed(event)) if connection.announced => Err(event),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                // Gone, with no route to drop: forgotten here alone.
+                local.connections.remove(&slot);
+                Ok(Ok(false))
+            }
+            Err(mpsc::error::TrySendError::Full(event)) => Err(event),
+        }
+    }
+
     /// Ends the connection attached to `key`, here or on another instance,
     /// and its route (`MessageBus::detach`).
     async fn detach(&self, key: &StreamKey) -> Result<(), StoreError> {
@@ -733,6 +773,14 @@ impl MessageBus for RedisBus {
     fn publish(&self, key: &StreamKey, event: StreamEvent) -> StoreFuture<'_, bool> {
         let key = key.clone();
         Box::pin(async move { self.inner.publish(&key, event).await })
+    }
+
+    fn publish_now(
+        &self,
+        key: &StreamKey,
+        event: StreamEvent,
+    ) -> Result<Result<bool, StoreError>, StreamEvent> {
+        self.inner.publish_now(key, event)
     }
 
     fn detach(&self, key: &StreamKey) -> StoreFuture<'_, ()> {

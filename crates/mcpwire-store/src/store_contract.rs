@@ -687,7 +687,8 @@ pub async fn session_store_touches_and_opens_a_stream_at_once(store: &dyn Sessio
 /// Checks the bus's routing rules on one session: publishing to a stream
 /// nobody holds reports `false`; a new connection to a stream replaces
 /// (ends) the previous one, whether made by `subscribe`, `subscribe_now`
-/// or `subscribe_here_now` (announced or not); a registered runtime
+/// or `subscribe_here_now` (announced or not); `publish_now` offers an
+/// event as `publish` does or gives it back; a registered runtime
 /// receives what is delivered;
 /// closing the session ends its inbox and its connections, and later
 /// deliveries report `false`.
@@ -765,6 +766,26 @@ pub async fn message_bus_replaces_a_stream_connection_and_reports_absent_ones(
         Some(StreamEvent::Pause),
         "the current connection receives what is published",
     );
+    // A bus that offers an event at once does it as `publish` does; one
+    // that cannot gives the event back, for `publish`.
+    match bus.publish_now(&key, StreamEvent::Pause) {
+        Ok(published) => {
+            assert!(
+                ok(published, "publish_now"),
+                "store contract: publish_now to a held stream reports true"
+            );
+            expect_eq(
+                next(&mut second, "the connection").await,
+                Some(StreamEvent::Pause),
+                "the current connection receives what publish_now offers",
+            );
+        }
+        Err(event) => expect_eq(
+            event,
+            StreamEvent::Pause,
+            "publish_now gives back the event it cannot offer",
+        ),
+    }
     let envelope = Envelope::new(Bytes::from_static(b"{}"), None, false);
     assert!(
         ok(bus.deliver(&s, envelope.clone()).await, "deliver"),

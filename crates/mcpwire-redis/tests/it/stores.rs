@@ -235,6 +235,55 @@ async fn bus_replaces_a_stream_connection_and_reports_absent_ones() {
     assert_eq!(bus.runtime_count(), 0);
 }
 
+/// `publish_now` settles here what needs no Redis: an event for a local
+/// connection, and the end of a stream that has no route to drop; it
+/// gives back the end of an announced stream (its route must be deleted)
+/// and an event for a stream held nowhere here, which `publish` then
+/// settles.
+#[tokio::test]
+async fn bus_publish_now_settles_local_streams_and_gives_back_what_needs_redis() {
+    let redis = RedisServer::start();
+    let bus = RedisStores::connect(redis.config()).await.unwrap().bus;
+    let s = id("publish-now");
+    let _inbox = bus.register(&s, 4).await.unwrap();
+
+    let quiet = StreamKey::new(s.clone(), 1);
+    let mut here = bus.subscribe_here_now(&quiet, 4).unwrap();
+    assert!(
+        bus.publish_now(&quiet, StreamEvent::Pause)
+            .unwrap()
+            .unwrap()
+    );
+    assert!(bus.publish_now(&quiet, StreamEvent::End).unwrap().unwrap());
+    assert_eq!(next(&mut here).await, Some(StreamEvent::Pause));
+    assert_eq!(next(&mut here).await, Some(StreamEvent::End));
+    assert_eq!(
+        next(&mut here).await,
+        None,
+        "a final event ends the connection"
+    );
+    // Nothing attached here any more: only Redis can tell.
+    assert_eq!(
+        bus.publish_now(&quiet, StreamEvent::Pause).unwrap_err(),
+        StreamEvent::Pause
+    );
+    assert!(!bus.publish(&quiet, StreamEvent::Pause).await.unwrap());
+
+    let announced = StreamKey::new(s.clone(), 2);
+    let mut routed = bus.subscribe_here_now(&announced, 4).unwrap();
+    bus.announce(&announced).await.unwrap();
+    assert_eq!(
+        bus.publish_now(&announced, StreamEvent::End).unwrap_err(),
+        StreamEvent::End,
+        "the end of an announced stream waits for its route to be deleted"
+    );
+    assert!(bus.publish(&announced, StreamEvent::End).await.unwrap());
+    assert_eq!(next(&mut routed).await, Some(StreamEvent::End));
+    assert_eq!(next(&mut routed).await, None);
+    bus.close(&s).await.unwrap();
+    assert_eq!(bus.runtime_count(), 0);
+}
+
 #[tokio::test]
 async fn bus_routes_posts_and_events_between_instances() {
     let redis = RedisServer::start();
