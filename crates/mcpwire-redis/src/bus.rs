@@ -391,10 +391,7 @@ impl Inner {
                     .filter(|connection| connection.token == token)
                     .map(|connection| connection.sender.clone());
                 let Some(sender) = sender else { return };
-                let fin = matches!(
-                    event,
-                    StreamEvent::Message { last: true, .. } | StreamEvent::End
-                );
+                let fin = event.is_final();
                 let delivered = matches!(
                     tokio::time::timeout(wait, sender.send(event)).await,
                     Ok(Ok(()))
@@ -424,10 +421,7 @@ impl Inner {
             .get(&(key.session.clone(), key.stream))
             .map(|connection| (connection.token, connection.sender.clone()));
         if let Some((token, sender)) = local {
-            let fin = matches!(
-                event,
-                StreamEvent::Message { last: true, .. } | StreamEvent::End
-            );
+            let fin = event.is_final();
             let delivered = sender.send(event).await.is_ok();
             if fin || !delivered {
                 self.drop_connection(&key.session, key.stream, token).await;
@@ -471,10 +465,7 @@ impl Inner {
         key: &StreamKey,
         event: StreamEvent,
     ) -> Result<Result<bool, StoreError>, StreamEvent> {
-        let fin = matches!(
-            event,
-            StreamEvent::Message { last: true, .. } | StreamEvent::End
-        );
+        let fin = event.is_final();
         let slot = (key.session.clone(), key.stream);
         let mut local = lock(&self.local);
         let Some(connection) = local.connections.get(&slot) else {

@@ -240,6 +240,15 @@ pub enum StreamEvent {
     Pause,
 }
 
+impl StreamEvent {
+    /// Whether the stream ends with this event (a `last` message or `End`):
+    /// nothing follows it on the connection, which a bus detaches once it
+    /// is delivered.
+    pub fn is_final(&self) -> bool {
+        matches!(self, Self::Message { last: true, .. } | Self::End)
+    }
+}
+
 /// Carries messages between HTTP connections and session runtimes.
 ///
 /// With several server instances behind a load balancer, a session's

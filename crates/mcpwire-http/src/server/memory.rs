@@ -350,10 +350,7 @@ impl MessageBus for MemoryBus {
         key: &StreamKey,
         event: StreamEvent,
     ) -> Result<Result<bool, StoreError>, StreamEvent> {
-        let fin = matches!(
-            event,
-            StreamEvent::Message { last: true, .. } | StreamEvent::End
-        );
+        let fin = event.is_final();
         let mut slots = lock(&self.slots);
         let Some(streams) = slots.get_mut(&key.session).map(|slot| &mut slot.streams) else {
             return Ok(Ok(false));
@@ -387,10 +384,7 @@ impl MessageBus for MemoryBus {
             Err(event) => event,
         };
         // The connection's buffer is full: wait for room.
-        let fin = matches!(
-            event,
-            StreamEvent::Message { last: true, .. } | StreamEvent::End
-        );
+        let fin = event.is_final();
         let mut slots = lock(&self.slots);
         let Some(streams) = slots.get_mut(&key.session).map(|slot| &mut slot.streams) else {
             return answered(false);
