@@ -148,20 +148,9 @@ impl Drop for ChangeCursor {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
-    use std::task::Wake;
+    use mcpwire_test::wakers::CountingWaker;
 
     use super::*;
-
-    /// A waker that counts its wakes.
-    #[derive(Default)]
-    struct Counting(AtomicUsize);
-
-    impl Wake for Counting {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     fn poll(cursor: &mut ChangeCursor, waker: &Waker) -> Poll<Result<Change, Missed>> {
         cursor.poll_change(&mut Context::from_waker(waker))
@@ -171,16 +160,16 @@ mod tests {
     fn a_waiting_session_is_woken_by_a_change_and_reads_it_once() {
         let log = Arc::new(ChangeLog::default());
         let mut cursor = log.cursor();
-        let counting = Arc::new(Counting::default());
-        let waker = Waker::from(counting.clone());
+        let counting = CountingWaker::new();
+        let waker = counting.waker();
         assert!(poll(&mut cursor, &waker).is_pending());
         log.announce(Change::Tools);
-        assert_eq!(counting.0.load(Ordering::SeqCst), 1);
+        assert_eq!(counting.wakes(), 1);
         assert_eq!(poll(&mut cursor, &waker), Poll::Ready(Ok(Change::Tools)));
         assert!(poll(&mut cursor, &waker).is_pending());
         // It registered again after reading: the next change wakes it too.
         log.announce(Change::Prompts);
-        assert_eq!(counting.0.load(Ordering::SeqCst), 2);
+        assert_eq!(counting.wakes(), 2);
         assert_eq!(poll(&mut cursor, &waker), Poll::Ready(Ok(Change::Prompts)));
     }
 
@@ -216,8 +205,8 @@ mod tests {
     #[test]
     fn a_dropped_cursor_is_not_woken_and_its_sessions_peak_is_given_back() {
         let log = Arc::new(ChangeLog::default());
-        let counting = Arc::new(Counting::default());
-        let waker = Waker::from(counting.clone());
+        let counting = CountingWaker::new();
+        let waker = counting.waker();
         let mut cursors: Vec<ChangeCursor> = (0..1_000).map(|_| log.cursor()).collect();
         for cursor in &mut cursors {
             assert!(poll(cursor, &waker).is_pending());
@@ -226,18 +215,18 @@ mod tests {
         drop(cursors);
         assert!(log.lock().waiting.capacity() < 100);
         log.announce(Change::Tools);
-        assert_eq!(counting.0.load(Ordering::SeqCst), 0);
+        assert_eq!(counting.wakes(), 0);
     }
 
     #[test]
     fn another_task_polling_the_cursor_registers_its_own_waker() {
         let log = Arc::new(ChangeLog::default());
         let mut cursor = log.cursor();
-        let (one, two) = (Arc::new(Counting::default()), Arc::new(Counting::default()));
-        assert!(poll(&mut cursor, &Waker::from(one.clone())).is_pending());
-        assert!(poll(&mut cursor, &Waker::from(two.clone())).is_pending());
+        let (one, two) = (CountingWaker::new(), CountingWaker::new());
+        assert!(poll(&mut cursor, &one.waker()).is_pending());
+        assert!(poll(&mut cursor, &two.waker()).is_pending());
         log.announce(Change::Tools);
-        assert_eq!(one.0.load(Ordering::SeqCst), 0);
-        assert_eq!(two.0.load(Ordering::SeqCst), 1);
+        assert_eq!(one.wakes(), 0);
+        assert_eq!(two.wakes(), 1);
     }
 }

@@ -174,35 +174,25 @@ impl Drop for Cancelled<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
-    use std::task::Wake;
+    use mcpwire_test::wakers::CountingWaker;
 
     use super::*;
 
-    /// A waker that counts its wakes.
-    #[derive(Default)]
-    struct Counter(AtomicUsize);
-
-    impl Wake for Counter {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    fn poll_once(future: Pin<&mut impl Future<Output = ()>>, counter: &Arc<Counter>) -> bool {
-        let waker = Waker::from(Arc::clone(counter));
-        future.poll(&mut Context::from_waker(&waker)).is_ready()
+    fn poll_once(future: Pin<&mut impl Future<Output = ()>>, counter: &Arc<CountingWaker>) -> bool {
+        future
+            .poll(&mut Context::from_waker(&counter.waker()))
+            .is_ready()
     }
 
     #[test]
     fn a_waiting_handler_is_woken_when_its_request_is_cancelled() {
         let (handle, cancellation) = CancelHandle::new();
-        let counter = Arc::new(Counter::default());
+        let counter = CountingWaker::new();
         let mut waiting = std::pin::pin!(cancellation.cancelled());
         assert!(!poll_once(waiting.as_mut(), &counter));
         assert!(!poll_once(waiting.as_mut(), &counter));
         handle.cancel();
-        assert_eq!(counter.0.load(Ordering::SeqCst), 1, "woken once");
+        assert_eq!(counter.wakes(), 1, "woken once");
         assert!(poll_once(waiting.as_mut(), &counter));
         assert!(cancellation.is_cancelled());
     }
@@ -213,7 +203,7 @@ mod tests {
         assert!(!cancellation.is_cancelled());
         drop(handle);
         assert!(cancellation.is_cancelled());
-        let counter = Arc::new(Counter::default());
+        let counter = CountingWaker::new();
         assert!(poll_once(
             std::pin::pin!(cancellation.cancelled()),
             &counter
@@ -223,21 +213,21 @@ mod tests {
     #[test]
     fn a_dropped_waiter_leaves_no_waker_behind() {
         let (handle, cancellation) = CancelHandle::new();
-        let counter = Arc::new(Counter::default());
+        let counter = CountingWaker::new();
         for _ in 0..3 {
             let mut waiting = std::pin::pin!(cancellation.cancelled());
             assert!(!poll_once(waiting.as_mut(), &counter));
         }
         assert!(handle.state.waiters().wakers.is_empty());
         handle.cancel();
-        assert_eq!(counter.0.load(Ordering::SeqCst), 0);
+        assert_eq!(counter.wakes(), 0);
     }
 
     #[test]
     fn a_signal_that_never_fires_is_never_cancelled() {
         let never = Cancellation::never();
         assert!(!never.is_cancelled());
-        let counter = Arc::new(Counter::default());
+        let counter = CountingWaker::new();
         assert!(!poll_once(std::pin::pin!(never.cancelled()), &counter));
     }
 }
